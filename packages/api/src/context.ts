@@ -1,0 +1,31 @@
+// What every domain service is given: explicit dependencies, no globals.
+import type { PrismaClient } from '@belfry/db';
+import type pg from 'pg';
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface ServiceDeps {
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  clock: Clock;
+  log: Logger;
+  /** 32-byte key that seals secrets stored in the database */
+  encryptionKey: Buffer;
+  partitions: number;
+}
+
+/** Who is acting, for authorisation and the audit log. */
+export type Actor =
+  | { type: 'user'; id: string; tenantId: string; role: 'owner' | 'admin' | 'member' | 'viewer' }
+  | { type: 'api_key'; id: string; tenantId: string; scopes: string[] }
+  | { type: 'system'; id: string | null; tenantId: string };

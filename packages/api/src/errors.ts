@@ -1,0 +1,84 @@
+// The one error type of the domain. Transports map it once: to problem+json for REST
+// (see toProblem) and to a tRPC code for the dashboard.
+export type AppErrorCode =
+  | 'validation'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+const STATUS: Record<AppErrorCode, number> = {
+  validation: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+};
+
+const TITLE: Record<AppErrorCode, string> = {
+  validation: 'Invalid request',
+  unauthenticated: 'Unauthorized',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  unprocessable: 'Unprocessable request',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
+  internal: 'Internal server error',
+};
+
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: AppErrorCode, message: string, extra: { errors?: FieldError[]; retryAfterSeconds?: number } = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.errors = extra.errors;
+    this.retryAfterSeconds = extra.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+
+  static notFound(what: string): AppError {
+    return new AppError('not_found', `${what} not found`);
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: FieldError[];
+}
+
+export function toProblem(err: AppError): Problem {
+  return {
+    type: `https://belfry.dev/problems/${err.code.replaceAll('_', '-')}`,
+    title: TITLE[err.code],
+    status: err.status,
+    detail: err.message,
+    ...(err.errors ? { errors: err.errors } : {}),
+  };
+}

@@ -1,0 +1,9 @@
+// Pure domain code: schedule maths, retry backoff, webhook signing, target address
+// classification, identifiers and partition hashing. No I/O, no frameworks.
+export * from './schedule/index';
+export * from './retry';
+export * from './signing';
+export * from './ssrf';
+export * from './ids';
+export * from './partition';
+export * from './secret-box';

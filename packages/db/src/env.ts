@@ -1,0 +1,24 @@
+// Database configuration read from the environment, validated once.
+import { z } from 'zod';
+
+const schema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  BELFRY_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  BELFRY_PARTITIONS: z.coerce.number().int().min(1).max(65536).default(1024),
+  BELFRY_HOME: z.string().optional(),
+});
+
+export type DbEnv = z.infer<typeof schema>;
+
+export function readDbEnv(env: NodeJS.ProcessEnv = process.env): DbEnv {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid database configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,62 @@
+// Per-test-file databases: each file clones the migrated template, so files run in parallel
+// without seeing each other's rows. Dropped when the file finishes.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createPool, withDatabase } from '@belfry/db';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  pool: pg.Pool;
+  partitions: number;
+  /** closes the pool and drops the database */
+  destroy(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = inject('serverUrl');
+  const template = inject('templateName');
+  const name = `belfry_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    // CREATE DATABASE ... TEMPLATE fails while another session is connected to the template,
+    // which happens briefly when files start at once; retry.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== '55006' || attempt > 50) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(serverUrl, name);
+  const pool = createPool(url, { max: 10, name: 'belfry-test' });
+  return {
+    url,
+    name,
+    pool,
+    partitions: inject('partitions'),
+    async destroy() {
+      await pool.end();
+      await dropTestDatabase(name);
+    },
+  };
+}
+
+export async function dropTestDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: inject('serverUrl') });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export { withDatabase };
