@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { deriveEncryptionKey } from '@belfry/core';
-import { createPool, createPrisma, findRepoRoot, localSecret, migrate, readDbEnv, resolveDatabase } from '@belfry/db';
+import { createPool, createPrisma, createQueueClient, findRepoRoot, localSecret, migrate, readDbEnv, resolveDatabase } from '@belfry/db';
 import { seedDemoTenant, systemClock } from '@belfry/api';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -59,10 +59,12 @@ async function main(): Promise<void> {
   const prisma = createPrisma(target.url, { max: 2 });
   const pool = createPool(target.url, { max: 2 });
   const password = randomBytes(9).toString('base64url');
+  const queue = await createQueueClient(target.url, { max: 2 });
   const seeded = await seedDemoTenant(
-    { prisma, pool, clock: systemClock, log: console, encryptionKey: deriveEncryptionKey(encryptionKey), partitions },
+    { prisma, pool, queue, clock: systemClock, log: console, encryptionKey: deriveEncryptionKey(encryptionKey), partitions },
     password,
   );
+  await queue.stop({ graceful: false });
   await prisma.$disconnect();
   await pool.end();
 

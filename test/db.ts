@@ -5,6 +5,15 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createPool, withDatabase } from '@belfry/db';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    templateUrl: string;
+    templateName: string;
+    serverUrl: string;
+    partitions: number;
+  }
+}
+
 export interface TestDatabase {
   url: string;
   name: string;

@@ -7,15 +7,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate, readDbEnv, readMigrations, resolveDatabase, withDatabase } from '@belfry/db';
 import { installQueueSchema } from '../apps/engine/src/queue/schema';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    templateUrl: string;
-    templateName: string;
-    serverUrl: string;
-    partitions: number;
-  }
-}
+import './db';
 
 const TEST_PARTITIONS = 16;
 

@@ -1,5 +1,5 @@
 // What every domain service is given: explicit dependencies, no globals.
-import type { PrismaClient } from '@belfry/db';
+import type { PrismaClient, QueueClient } from '@belfry/db';
 import type pg from 'pg';
 
 export interface Logger {
@@ -22,6 +22,8 @@ export interface ServiceDeps {
   /** 32-byte key that seals secrets stored in the database */
   encryptionKey: Buffer;
   partitions: number;
+  /** pg-boss, for enqueueing manual and replayed runs in the same transaction as their row */
+  queue: QueueClient;
 }
 
 /** Who is acting, for authorisation and the audit log. */

@@ -7,3 +7,4 @@ export * from './connection';
 export * from './migrate';
 export * from './prisma';
 export * from './local-secrets';
+export * from './queue/index';

@@ -126,7 +126,6 @@ CREATE TABLE jobs (
   overlap_policy              text NOT NULL DEFAULT 'allow' CHECK (overlap_policy IN ('allow', 'skip')),
   status                      text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'paused', 'completed')),
   partition                   integer NOT NULL CHECK (partition >= 0),
-  next_run_at                 timestamptz,
   version                     integer NOT NULL DEFAULT 1,
   created_by                  text,
   created_at                  timestamptz NOT NULL DEFAULT now(),

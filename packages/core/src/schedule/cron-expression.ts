@@ -81,8 +81,10 @@ function splitFields(expression: string): string[] | string {
   return fields.length === 6 ? fields : ['0', ...fields];
 }
 
+/** cron-parser messages, minus the class names they sometimes start with. */
 function firstLower(message: string): string {
-  return message.charAt(0).toLowerCase() + message.slice(1);
+  const text = message.replace(/^Cron[A-Za-z]+ /, '');
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 function parse(fields: readonly string[]): ReturnType<typeof CronExpressionParser.parse> {
@@ -202,8 +204,9 @@ export function dayMatches(c: CompiledCron, year: number, month: number, day: nu
  * The Gregorian calendar repeats every 400 years, so an expression with no matching day in
  * one such cycle never fires. Times of day cannot be empty (every field has a value).
  */
+// Nearly every expression matches within days; the full scan runs only for expressions
+// that never fire, once per distinct expression (the result is cached).
 function firesEver(c: CompiledCron): boolean {
-  const startDays = daysFromCivil(2000, 1, 1);
   for (let year = 2000; year < 2400; year++) {
     for (let month = 1; month <= 12; month++) {
       if (c.months[month] !== 1) continue;
@@ -213,9 +216,6 @@ function firesEver(c: CompiledCron): boolean {
         if (dayMatches(c, year, month, day, weekdayFromDays(first + day - 1))) return true;
       }
     }
-    // Nearly every expression matches in its first months; the full scan only runs for
-    // rare leap-day/weekday combinations, once per distinct expression.
-    if (year === 2000 && startDays < 0) break;
   }
   return false;
 }

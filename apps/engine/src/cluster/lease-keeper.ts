@@ -1,0 +1,164 @@
+// Holds this node's share of scheduler partitions. Every tick it renews the leases it holds
+// (fenced by epoch), learns how many scheduler nodes are alive, takes free or expired
+// partitions up to its fair share and gives back the excess, so partitions spread evenly
+// and a dead node's partitions are taken over within one lease period.
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import type { Log } from '../logger';
+
+export interface LeaseKeeperConfig {
+  nodeId: string;
+  leaseMs: number;
+  /** how often to renew and rebalance; default leaseMs / 5 */
+  tickMs?: number;
+  /** nodes whose heartbeat is older than this are considered dead; default leaseMs */
+  nodeTimeoutMs?: number;
+}
+
+export interface OwnedPartition {
+  partition: number;
+  epoch: string; // bigint as text
+}
+
+export class LeaseKeeper extends EventEmitter<{
+  acquired: [OwnedPartition[]];
+  lost: [number[]];
+  released: [number[]];
+}> {
+  private readonly owned = new Map<number, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  readonly tickMs: number;
+  private readonly nodeTimeoutMs: number;
+  takeovers = 0;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly config: LeaseKeeperConfig,
+    private readonly log: Log,
+  ) {
+    super();
+    this.tickMs = config.tickMs ?? Math.max(500, Math.floor(config.leaseMs / 5));
+    this.nodeTimeoutMs = config.nodeTimeoutMs ?? config.leaseMs;
+  }
+
+  /** The partitions this node currently holds, with the epoch every write must be fenced by. */
+  partitions(): OwnedPartition[] {
+    return [...this.owned].map(([partition, epoch]) => ({ partition, epoch }));
+  }
+
+  /** Forget partitions a fenced write found we no longer own. */
+  forget(partitions: number[]): void {
+    const lost = partitions.filter((p) => this.owned.delete(p));
+    if (lost.length) this.emit('lost', lost);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.tick();
+    const loop = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.running = this.tick().finally(loop);
+      }, this.tickMs);
+    };
+    loop();
+  }
+
+  async tick(): Promise<void> {
+    try {
+      await this.renew();
+      await this.rebalance();
+    } catch (err) {
+      this.log.warn({ err }, 'lease tick failed');
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.owned.size === 0) return;
+    const held = this.partitions();
+    const { rows } = await this.pool.query<{ partition: number }>(
+      `UPDATE partition_leases pl SET expires_at = now() + make_interval(secs => $4::float8 / 1000)
+       FROM unnest($1::int[], $2::bigint[]) AS o(partition, epoch)
+       WHERE pl.partition = o.partition AND pl.epoch = o.epoch AND pl.owner = $3 AND pl.expires_at > now()
+       RETURNING pl.partition`,
+      [held.map((h) => h.partition), held.map((h) => h.epoch), this.config.nodeId, this.config.leaseMs],
+    );
+    const kept = new Set(rows.map((r) => r.partition));
+    const lost = held.filter((h) => !kept.has(h.partition)).map((h) => h.partition);
+    if (lost.length) {
+      for (const p of lost) this.owned.delete(p);
+      this.log.warn({ lost: lost.length }, 'partition leases lost');
+      this.emit('lost', lost);
+    }
+  }
+
+  private async rebalance(): Promise<void> {
+    const { rows } = await this.pool.query<{ total: number; live: number; me_alive: boolean }>(
+      `SELECT (SELECT count(*)::int FROM partition_leases) AS total,
+              (SELECT count(*)::int FROM engine_nodes
+                WHERE 'scheduler' = ANY(roles) AND stopped_at IS NULL
+                  AND heartbeat_at > now() - make_interval(secs => $1::float8 / 1000)) AS live`,
+      [this.nodeTimeoutMs],
+    );
+    const total = rows[0]?.total ?? 0;
+    const live = Math.max(1, rows[0]?.live ?? 1);
+    const fair = Math.ceil(total / live);
+    if (this.owned.size < fair) {
+      await this.acquire(fair - this.owned.size);
+    } else if (this.owned.size > fair) {
+      await this.release(this.partitions().slice(fair));
+    }
+  }
+
+  private async acquire(count: number): Promise<void> {
+    const { rows } = await this.pool.query<{ partition: number; epoch: string; previous: string | null }>(
+      `WITH free AS (
+         SELECT partition, owner FROM partition_leases
+         WHERE owner IS NULL OR expires_at IS NULL OR expires_at < now()
+         ORDER BY partition
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE partition_leases pl
+       SET owner = $1, epoch = pl.epoch + 1, expires_at = now() + make_interval(secs => $3::float8 / 1000)
+       FROM free WHERE pl.partition = free.partition
+       RETURNING pl.partition, pl.epoch::text AS epoch, free.owner AS previous`,
+      [this.config.nodeId, count, this.config.leaseMs],
+    );
+    if (!rows.length) return;
+    for (const r of rows) this.owned.set(r.partition, r.epoch);
+    const takenOver = rows.filter((r) => r.previous && r.previous !== this.config.nodeId).length;
+    this.takeovers += takenOver;
+    this.log.info({ acquired: rows.length, takenOver, owned: this.owned.size }, 'partitions acquired');
+    this.emit(
+      'acquired',
+      rows.map((r) => ({ partition: r.partition, epoch: r.epoch })),
+    );
+  }
+
+  private async release(partitions: OwnedPartition[]): Promise<void> {
+    if (!partitions.length) return;
+    await this.pool.query(
+      `UPDATE partition_leases pl SET owner = NULL, expires_at = NULL
+       FROM unnest($1::int[], $2::bigint[]) AS o(partition, epoch)
+       WHERE pl.partition = o.partition AND pl.epoch = o.epoch AND pl.owner = $3`,
+      [partitions.map((p) => p.partition), partitions.map((p) => p.epoch), this.config.nodeId],
+    );
+    for (const p of partitions) this.owned.delete(p.partition);
+    this.log.info({ released: partitions.length, owned: this.owned.size }, 'partitions released');
+    this.emit(
+      'released',
+      partitions.map((p) => p.partition),
+    );
+  }
+
+  /** Stop renewing and hand every partition back, so others take over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => {});
+    await this.release(this.partitions()).catch((err) => this.log.warn({ err }, 'could not release leases'));
+  }
+}

@@ -1,0 +1,38 @@
+// The handler interface: how a run's target is executed. HTTP is the first; a queue-message
+// or container-task handler is a new file implementing Handler and one line in registry.ts.
+import type { FailureKind } from '@belfry/core';
+
+export interface HandlerContext {
+  runId: string;
+  jobId: string;
+  tenantId: string;
+  attempt: number;
+  scheduledTime: Date;
+  timeoutMs: number;
+  /** aborted when the run is cancelled, the lease is lost or the node shuts down */
+  signal: AbortSignal;
+  /** the tenant's signing secrets, current first (two during a rotation) */
+  signingSecrets: string[];
+  now(): Date;
+}
+
+export interface HandlerOutcome {
+  ok: boolean;
+  /** why it failed; decides whether to retry */
+  failure?: FailureKind;
+  httpStatus?: number | null;
+  error?: string | null;
+  /** first 4 KiB of the response body (UTF-8, cut on a character boundary) */
+  responseSnippet?: string | null;
+  /** from a Retry-After header, in ms */
+  retryAfterMs?: number | null;
+  /** what was sent, with secrets redacted (signatures, authorization, cookies) */
+  requestHeaders?: Record<string, string>;
+  durationMs: number;
+}
+
+export interface Handler<Target = unknown> {
+  readonly type: string;
+  execute(target: Target, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,58 @@
+// The pg-boss instance a process uses to enqueue (web, engine) and to fetch (engine workers).
+// Queues are created on first use and remembered; their options keep pg-boss small, because
+// the runs table, not pg-boss, is the history.
+import { PgBoss } from 'pg-boss';
+
+export type QueueClient = PgBoss;
+
+export const QUEUE_OPTIONS = {
+  policy: 'standard',
+  // Only the window between fetch and claim relies on pg-boss's expiry (a worker that dies
+  // there): after the claim the message is completed and the run's own lease takes over.
+  expireInSeconds: 60,
+  retryLimit: 20,
+  retryDelay: 1,
+  deleteAfterSeconds: 300,
+} as const;
+
+export interface QueueClientOptions {
+  /** run pg-boss's supervisor (expiry, cleanup): engine nodes yes, web no */
+  supervise?: boolean;
+  max?: number;
+  onError?: (err: Error) => void;
+}
+
+const known = new WeakMap<PgBoss, Set<string>>();
+
+export async function createQueueClient(url: string, options: QueueClientOptions = {}): Promise<QueueClient> {
+  const boss = new PgBoss({
+    connectionString: url,
+    max: options.max ?? 5,
+    supervise: options.supervise ?? false,
+    schedule: false,
+    migrate: true,
+    registerInstance: false,
+    superviseIntervalSeconds: 15,
+    monitorIntervalSeconds: 15,
+    maintenanceIntervalSeconds: 300,
+    application_name: 'belfry-queue',
+  });
+  boss.on('error', options.onError ?? (() => {}));
+  await boss.start();
+  known.set(boss, new Set());
+  return boss;
+}
+
+/** Creates the queues that do not exist yet (idempotent; runs on pg-boss's own connection). */
+export async function ensureQueues(boss: QueueClient, names: Iterable<string>): Promise<void> {
+  let cache = known.get(boss);
+  if (!cache) {
+    cache = new Set();
+    known.set(boss, cache);
+  }
+  for (const name of names) {
+    if (cache.has(name)) continue;
+    await boss.createQueue(name, { ...QUEUE_OPTIONS });
+    cache.add(name);
+  }
+}

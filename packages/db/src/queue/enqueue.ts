@@ -1,0 +1,70 @@
+// Puts runs on their tenant's queue inside the caller's transaction (the run row and its
+// message commit together or not at all), and tells workers when each queue next has work.
+import type { QueueClient } from './client';
+import { ensureQueues } from './client';
+import { queueName, WAKE_CHANNEL, type Priority } from './names';
+
+/** Anything that runs SQL on the caller's transaction (a pg client inside BEGIN, a Prisma tx). */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+export interface RunMessage {
+  runId: string;
+  scheduledTime: string; // ISO; with runId it addresses the run row (its partition key)
+}
+
+export interface EnqueueItem {
+  runId: string;
+  tenantId: string;
+  priority: Priority;
+  scheduledTime: Date;
+  /** when the run may start; default scheduledTime */
+  startAfter?: Date;
+}
+
+export interface WakeHint {
+  q: string;
+  at: number; // epoch ms when the queue's earliest new message becomes runnable
+}
+
+export async function enqueueRuns(boss: QueueClient, executor: SqlExecutor, items: EnqueueItem[]): Promise<void> {
+  if (!items.length) return;
+  const byQueue = new Map<string, EnqueueItem[]>();
+  for (const item of items) {
+    const name = queueName(item.tenantId, item.priority);
+    const list = byQueue.get(name);
+    if (list) list.push(item);
+    else byQueue.set(name, [item]);
+  }
+  await ensureQueues(boss, byQueue.keys());
+  const hints: WakeHint[] = [];
+  for (const [name, list] of byQueue) {
+    let earliest = Number.POSITIVE_INFINITY;
+    await boss.insert(
+      name,
+      list.map((item) => {
+        const startAfter = item.startAfter ?? item.scheduledTime;
+        earliest = Math.min(earliest, startAfter.getTime());
+        const data: RunMessage = { runId: item.runId, scheduledTime: item.scheduledTime.toISOString() };
+        return { data, startAfter };
+      }),
+      { db: executor },
+    );
+    hints.push({ q: name, at: earliest });
+  }
+  await notifyWorkers(executor, hints);
+}
+
+/** NOTIFY is transactional: workers hear of the work only if the caller commits. */
+export async function notifyWorkers(executor: SqlExecutor, hints: WakeHint[]): Promise<void> {
+  // A NOTIFY payload is limited to 8000 bytes; split long lists.
+  for (let i = 0; i < hints.length; i += 80) {
+    await executor.executeSql('SELECT pg_notify($1, $2)', [WAKE_CHANNEL, JSON.stringify(hints.slice(i, i + 80))]);
+  }
+}
+
+/** Adapts a node-postgres client (inside BEGIN ... COMMIT) to the executor pg-boss expects. */
+export function pgExecutor(client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> }): SqlExecutor {
+  return { executeSql: (text, values) => client.query(text, values) };
+}

@@ -1,0 +1,3 @@
+export * from './names';
+export * from './client';
+export * from './enqueue';
