@@ -1,28 +1,142 @@
-// Composition root of an engine node: builds the loops its roles need and owns their order
-// of start and stop.
-import { createPool, migrate, resolveDatabase } from '@belfry/db';
-import type { EngineEnv } from './env';
-import type { Log } from './logger';
+// Composition root of an engine node: builds the loops its roles need and owns the order in
+// which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
+// worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
+import { deriveEncryptionKey } from '@belfry/core';
+import { createPool, createQueueClient, localSecret, migrate, resolveDatabase } from '@belfry/db';
+import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
+import { DbClock } from './db-clock';
+import type { EngineEnv } from './env';
+import { createHandlerRegistry, defaultHandlers } from './handlers/registry';
+import type { Log } from './logger';
+import { Reaper } from './maintenance/reaper';
+import { Retention } from './maintenance/retention';
+import { Metrics } from './metrics';
+import { DEFAULT_SCHEDULER_CONFIG, Scheduler } from './scheduler/scheduler';
+import { SigningSecrets } from './worker/secrets';
+import { TenantLimits } from './worker/tenant-limits';
+import { Wakeups } from './worker/wakeups';
+import { WorkerPool } from './worker/worker-pool';
 
 export interface RunningEngine {
   nodeId: string;
+  metricsPort: number | null;
   stop(): Promise<void>;
 }
 
 export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngine> {
   const target = await resolveDatabase(env.db, (m) => log.info(m));
   await migrate(target.url, { partitions: env.db.BELFRY_PARTITIONS });
-  const pool = createPool(target.url, { max: 20, name: `belfry-engine:${env.nodeId}` });
+  // A stopped (SIGSTOP) node must not hold locks forever: the server aborts its idle
+  // transaction, which rolls back whatever it had not committed.
+  const pool = createPool(target.url, {
+    max: 20,
+    name: `belfry-engine:${env.nodeId}`,
+    options: '-c idle_in_transaction_session_timeout=10000 -c lock_timeout=10000',
+  });
+  const boss = await createQueueClient(target.url, {
+    supervise: env.roles.includes('worker'),
+    max: 10,
+    onError: (err) => log.warn({ err }, 'queue error'),
+  });
+  const metrics = new Metrics();
+  const served = env.metricsPort >= 0 ? await metrics.serve(env.metricsPort) : null;
+  const clock = new DbClock(pool);
+  await clock.start();
 
   const registry = new NodeRegistry(pool, { nodeId: env.nodeId, roles: env.roles }, log);
   await registry.start();
-  log.info({ roles: env.roles, embedded: Boolean(target.embedded) }, 'engine node started');
+
+  const stops: (() => Promise<void>)[] = [];
+  let leases: LeaseKeeper | undefined;
+  let workers: WorkerPool | undefined;
+
+  if (env.roles.includes('scheduler')) {
+    leases = new LeaseKeeper(pool, { nodeId: env.nodeId, leaseMs: env.partitionLeaseMs }, log);
+    const scheduler = new Scheduler(pool, boss, leases, {
+        ...DEFAULT_SCHEDULER_CONFIG,
+        nodeId: env.nodeId,
+        plan: { ...DEFAULT_SCHEDULER_CONFIG.plan, misfireGraceMs: env.misfireGraceMs },
+      }, log, metrics);
+    const keeper = leases;
+    keeper.on('acquired', () => metrics.partitionsOwned.set(keeper.partitions().length));
+    keeper.on('lost', () => metrics.partitionsOwned.set(keeper.partitions().length));
+    keeper.on('released', () => metrics.partitionsOwned.set(keeper.partitions().length));
+    let reported = 0;
+    keeper.on('acquired', () => {
+      metrics.leaseTakeovers.inc(keeper.takeovers - reported);
+      reported = keeper.takeovers;
+    });
+    await keeper.start();
+    scheduler.start();
+    stops.push(async () => {
+      await scheduler.stop();
+      await keeper.stop();
+    });
+  }
+
+  if (env.roles.includes('worker')) {
+    const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets }));
+    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
+    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000 }, log);
+    const limits = new TenantLimits(pool, env.tenantConcurrency);
+    await limits.refresh();
+    workers = new WorkerPool(
+      pool,
+      boss,
+      handlers,
+      new SigningSecrets(pool, encryptionKey),
+      limits,
+      wakeups,
+      clock,
+      {
+        workerId: env.nodeId,
+        concurrency: env.workerConcurrency,
+        batchSize: 50,
+        runLeaseMs: env.runLeaseMs,
+        heartbeatMs: Math.max(500, Math.floor(env.runLeaseMs / 3)),
+        shutdownGraceMs: env.shutdownGraceMs,
+      },
+      log,
+      metrics,
+    );
+    const reaper = new Reaper(pool, boss, { intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)), batchSize: 500 }, log, metrics);
+    workers.start();
+    await wakeups.start();
+    reaper.start();
+    const pool_ = workers;
+    stops.push(async () => {
+      await wakeups.stop();
+      await reaper.stop();
+      await pool_.stop();
+      await handlers.close();
+    });
+  }
+
+  const retention = new Retention(pool, { intervalMs: 15 * 60_000, daysAhead: 7, deleteBatch: 5_000 }, log);
+  await retention.start();
+
+  registry.setStatsSource(() => ({
+    partitions: leases?.partitions().length ?? 0,
+    takeovers: leases?.takeovers ?? 0,
+    inFlight: workers?.inFlight ?? 0,
+    startLagMs: metrics.lagSummary(),
+    clockOffsetMs: Math.round(clock.offset),
+    metricsPort: served?.port ?? null,
+  }));
+  log.info({ roles: env.roles, embedded: Boolean(target.embedded), metricsPort: served?.port ?? null }, 'engine node started');
 
   return {
     nodeId: env.nodeId,
+    metricsPort: served?.port ?? null,
     async stop() {
+      // Workers first finish or release what they run; the scheduler hands its partitions back.
+      for (const stop of stops.reverse()) await stop().catch((err) => log.error({ err }, 'stop failed'));
+      await retention.stop();
       await registry.stop();
+      clock.stop();
+      served?.server.close();
+      await boss.stop({ graceful: false, close: true }).catch(() => {});
       await pool.end();
       await target.release();
       log.info('engine node stopped');

@@ -36,7 +36,10 @@ const schema = z.object({
   BELFRY_ENCRYPTION_KEY: z.string().min(16).optional(),
   BELFRY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(200),
   BELFRY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(25),
-  BELFRY_LEASE_SECONDS: z.coerce.number().int().min(3).max(600).default(15),
+  BELFRY_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(15),
+  BELFRY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
+  BELFRY_MISFIRE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  BELFRY_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(100_000).default(50),
 });
 
 export type Role = 'scheduler' | 'worker';
@@ -51,6 +54,9 @@ export interface EngineEnv {
   workerConcurrency: number;
   shutdownGraceMs: number;
   partitionLeaseMs: number;
+  runLeaseMs: number;
+  misfireGraceMs: number;
+  tenantConcurrency: number;
   db: ReturnType<typeof readDbEnv>;
 }
 
@@ -71,6 +77,9 @@ export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
     workerConcurrency: e.BELFRY_WORKER_CONCURRENCY,
     shutdownGraceMs: e.BELFRY_SHUTDOWN_GRACE_SECONDS * 1000,
     partitionLeaseMs: e.BELFRY_LEASE_SECONDS * 1000,
+    runLeaseMs: e.BELFRY_RUN_LEASE_SECONDS * 1000,
+    misfireGraceMs: e.BELFRY_MISFIRE_GRACE_SECONDS * 1000,
+    tenantConcurrency: e.BELFRY_TENANT_CONCURRENCY,
     db: readDbEnv(env),
   };
 }

@@ -27,12 +27,13 @@ export async function resolveDatabase(
   return { url: embedded.url, embedded, release: () => embedded.stop() };
 }
 
-export function createPool(url: string, options: { max?: number; name?: string } = {}): pg.Pool {
+export function createPool(url: string, options: { max?: number; name?: string; options?: string } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.name ?? 'belfry',
     idleTimeoutMillis: 30_000,
+    ...(options.options ? { options: options.options } : {}),
   });
   // An idle client's error (e.g. the server restarted) must not crash the process; the
   // pool drops that client and the next query reconnects.

@@ -4,6 +4,10 @@
 
 export const SECONDS_PER_DAY = 86_400;
 
+/** Years the schedule maths supports; searches give up rather than run past them. */
+export const MIN_YEAR = 1;
+export const MAX_YEAR = 9999;
+
 /** Days since 1970-01-01 of a civil date (month 1-12). Howard Hinnant's algorithm. */
 export function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
@@ -25,9 +29,7 @@ export function civilFromDays(days: number): CivilDate {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;

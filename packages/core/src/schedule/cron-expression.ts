@@ -25,6 +25,8 @@ export interface CompiledCron {
   readonly hours: Uint8Array;
   readonly months: Uint8Array;
   readonly daysOfMonth: Uint8Array;
+  readonly nextDayOfMonth: Int8Array;
+  readonly prevDayOfMonth: Int8Array;
   readonly lastDayOfMonth: boolean;
   readonly daysOfWeek: Uint8Array;
   /** Weekdays whose last occurrence in the month matches ("5L"). */
@@ -147,8 +149,7 @@ function compileFields(fields: readonly string[]): CompiledCron | string {
   const minute = tables(f.minute.values, 60);
   const hour = tables(f.hour.values, 24);
   const month = tables(f.month.values, 13);
-  const daysOfMonth = new Uint8Array(32);
-  for (const v of f.dayOfMonth.values) if (typeof v === 'number') daysOfMonth[v] = 1;
+  const dayOfMonth = tables(f.dayOfMonth.values, 32);
   const daysOfWeek = new Uint8Array(7);
   const lastWeekdays = new Uint8Array(7);
   for (const v of f.dayOfWeek.values) {
@@ -171,7 +172,9 @@ function compileFields(fields: readonly string[]): CompiledCron | string {
     minutes: minute.set,
     hours: hour.set,
     months: month.set,
-    daysOfMonth,
+    daysOfMonth: dayOfMonth.set,
+    nextDayOfMonth: dayOfMonth.next,
+    prevDayOfMonth: dayOfMonth.prev,
     lastDayOfMonth: f.dayOfMonth.hasLastChar,
     daysOfWeek,
     lastWeekdays,

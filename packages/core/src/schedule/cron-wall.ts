@@ -5,7 +5,6 @@
 
 import { SECONDS_PER_DAY, civilFromDays, daysFromCivil, daysInMonth, weekdayFromDays } from './civil';
 import { type CompiledCron, dayMatches } from './cron-expression';
-import { MAX_YEAR, MIN_YEAR } from './zone';
 
 /** Smallest matching second-of-day >= sod, or -1. */
 function nextTimeOfDay(c: CompiledCron, sod: number): number {
@@ -117,6 +116,19 @@ export function nextWall(c: CompiledCron, lb: number): number | null {
     if (dayMatches(c, year, month, day, weekday)) {
       const tod = nextTimeOfDay(c, sod);
       if (tod >= 0) return days * SECONDS_PER_DAY + tod;
+    } else if (c.dayOfWeekStar) {
+      // Only the day of month matters, so jump to the next listed day (or to the month's
+      // last, from where the step below rolls over) instead of walking day by day.
+      const dim = daysInMonth(year, month);
+      let target = c.nextDayOfMonth[day + 1] as number;
+      if (target < 0 || target > dim) target = dim;
+      if (target > day) {
+        days += target - day;
+        weekday = (weekday + target - day) % 7;
+        day = target;
+        sod = 0;
+        if (target !== dim || dayMatches(c, year, month, day, weekday)) continue;
+      }
     }
     days++;
     weekday = weekday === 6 ? 0 : weekday + 1;
@@ -164,6 +176,14 @@ export function prevWall(c: CompiledCron, ub: number): number | null {
     if (dayMatches(c, year, month, day, weekday)) {
       const tod = prevTimeOfDay(c, sod);
       if (tod >= 0) return days * SECONDS_PER_DAY + tod;
+    } else if (c.dayOfWeekStar && day > 1) {
+      // As in nextWall: jump to the previous listed day, or to the 1st to roll over.
+      const target = Math.max(c.prevDayOfMonth[day - 1] as number, 1);
+      days -= day - target;
+      weekday = (((weekday - (day - target)) % 7) + 7) % 7;
+      day = target;
+      sod = SECONDS_PER_DAY - 1;
+      if (target !== 1 || dayMatches(c, year, month, day, weekday)) continue;
     }
     days--;
     weekday = weekday === 0 ? 6 : weekday - 1;

@@ -12,9 +12,9 @@
 // times (skipped unless every hour matches) and the instants that gap times are shifted to.
 // All arithmetic is in whole seconds; fire times always fall on one.
 
-import { type CompiledCron } from './cron-expression';
+import type { CompiledCron } from './cron-expression';
 import { nextWall, prevWall, wallMatches } from './cron-wall';
-import { type Segment, type Transition, type Zone } from './zone';
+import type { Segment, Transition, Zone } from './zone';
 
 /** Length of the repeated stretch if `tr` turns clocks back, else 0. */
 function overlapOf(tr: Transition | null): number {
@@ -41,7 +41,10 @@ class WallMemo {
   private lb = Number.NaN;
   private result: number | null = null;
 
-  constructor(private readonly c: CompiledCron, private readonly forward: boolean) {}
+  constructor(
+    private readonly c: CompiledCron,
+    private readonly forward: boolean,
+  ) {}
 
   find(bound: number): number | null {
     const r = this.result;

@@ -39,9 +39,6 @@ const SAMPLE_STEP = SECONDS_PER_DAY;
 const LOOKBACK = 3 * SECONDS_PER_DAY;
 const MAX_CACHED_YEARS = 128;
 
-export const MIN_YEAR = 1;
-export const MAX_YEAR = 9999;
-
 const WALL_RE = /^(\d+)\/(\d+)\/(\d+),? (\d+):(\d+):(\d+)$/;
 
 export class Zone {

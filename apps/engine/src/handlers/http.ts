@@ -1,0 +1,204 @@
+// The HTTP webhook handler (CONTRACT.md §3): one signed request per attempt through a
+// single shared undici Agent whose sockets are opened by the SSRF guard. It never throws:
+// every path, including programming errors, ends in a HandlerOutcome the worker can
+// record and feed to the retry policy.
+import { Agent } from 'undici';
+import { isRetryable, parseRetryAfter, type FailureKind } from '@belfry/core';
+import type { Handler, HandlerContext, HandlerOutcome } from './types';
+import { checkTarget, createGuardedConnector, InvalidTargetError, type Resolver } from './ssrf-guard';
+import {
+  buildHeaders,
+  DEFAULT_USER_AGENT,
+  encodeBody,
+  HTTP_METHODS,
+  redactHeaders,
+  type HttpMethod,
+} from './http-request';
+import {
+  DeliveryCancelledError,
+  DeliveryTimeoutError,
+  describeFailure,
+  readPrefix,
+  utf8Snippet,
+} from './http-response';
+
+export type { HttpMethod } from './http-request';
+
+export interface HttpTarget {
+  type: 'http';
+  url: string;
+  method: HttpMethod;
+  headers?: Record<string, string>;
+}
+
+export interface HttpHandlerOptions {
+  /** development only: deliver to loopback/private/link-local targets */
+  allowPrivateTargets: boolean;
+  userAgent?: string;
+  /** how much of a response body is kept as the snippet; default 4096 */
+  maxResponseBytes?: number;
+  /** concurrent sockets per origin; default 16 */
+  connectionsPerOrigin?: number;
+  /** idle keep-alive before a pooled socket is closed; default 4000 ms */
+  keepAliveTimeoutMs?: number;
+  /** TCP/TLS connect timeout; default 10 000 ms (the attempt's timeoutMs still applies) */
+  connectTimeoutMs?: number;
+  /** DNS resolver used by the SSRF guard; defaults to the system resolver */
+  resolver?: Resolver;
+}
+
+// After the snippet, up to this much more is read and discarded so a pooled socket can
+// be reused; a longer body is cut off (destroying that socket) rather than downloaded.
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+// setTimeout overflows (and fires at once) past 2^31-1 ms.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_LOCATION_CHARS = 200;
+
+type Result = Omit<HandlerOutcome, 'durationMs'>;
+
+function failed(failure: FailureKind, error: string, extra: Partial<Result> = {}): Result {
+  return { ok: false, failure, error, httpStatus: null, responseSnippet: null, retryAfterMs: null, ...extra };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export class HttpHandler implements Handler<HttpTarget> {
+  readonly type = 'http';
+  private readonly agent: Agent;
+  private readonly allowPrivate: boolean;
+  private readonly userAgent: string;
+  private readonly maxResponseBytes: number;
+
+  constructor(options: HttpHandlerOptions) {
+    this.allowPrivate = options.allowPrivateTargets;
+    this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.maxResponseBytes = options.maxResponseBytes ?? 4096;
+    this.agent = new Agent({
+      // A per-origin cap keeps one tenant's burst to one endpoint from opening hundreds
+      // of sockets (to the target's and our cost); excess requests queue in the pool.
+      connections: options.connectionsPerOrigin ?? 16,
+      // Below the 5 s idle timeout of Node's http server and many load balancers: reusing
+      // a socket the server is closing fails a POST, which undici won't replay.
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+      keepAliveMaxTimeout: 30_000,
+      pipelining: 1,
+      connect: createGuardedConnector({
+        allowPrivate: this.allowPrivate,
+        connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+        ...(options.resolver ? { resolver: options.resolver } : {}),
+      }),
+    });
+  }
+
+  async execute(target: HttpTarget, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome> {
+    const started = performance.now();
+    let requestHeaders: Record<string, string> | undefined;
+    let result: Result;
+    try {
+      result = await this.deliver(target, payload, ctx, (sent) => {
+        requestHeaders = redactHeaders(sent);
+      });
+    } catch (err) {
+      // deliver() maps expected errors itself; this is the never-throw backstop.
+      result = failed('connection', `internal error: ${(err as Error)?.message ?? String(err)}`);
+    }
+    return { ...result, ...(requestHeaders ? { requestHeaders } : {}), durationMs: performance.now() - started };
+  }
+
+  private async deliver(
+    target: HttpTarget,
+    payload: unknown,
+    ctx: HandlerContext,
+    recordHeaders: (headers: Record<string, string>) => void,
+  ): Promise<Result> {
+    let host = '';
+    let status: number | null = null;
+    const abort = new AbortController();
+    const onCancel = () => abort.abort(new DeliveryCancelledError(ctx.signal.reason));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const method = String(target?.method ?? '').toUpperCase() as HttpMethod;
+      if (!HTTP_METHODS.includes(method)) throw new InvalidTargetError(`unsupported method ${JSON.stringify(target?.method)}`);
+      const timeoutMs = ctx.timeoutMs;
+      if (!(timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${timeoutMs}`);
+
+      const body = encodeBody(method, payload);
+      const hasBody = body !== ''; // encodeBody already gives GET/HEAD and no payload an empty body
+      const timestamp = Math.floor(ctx.now().getTime() / 1000);
+      const { headers, signingError } = buildHeaders(target.headers, body, hasBody, timestamp, ctx, this.userAgent);
+      recordHeaders(headers);
+      if (signingError) throw new InvalidTargetError(signingError);
+
+      let url: URL;
+      try {
+        url = new URL(target.url);
+      } catch {
+        throw new InvalidTargetError(`invalid URL ${JSON.stringify(target.url)}`);
+      }
+      host = url.host;
+      checkTarget(url, { allowPrivate: this.allowPrivate });
+
+      if (ctx.signal.aborted) throw new DeliveryCancelledError(ctx.signal.reason);
+      ctx.signal.addEventListener('abort', onCancel, { once: true });
+      // One deadline for the whole exchange: connect, headers and body.
+      timer = setTimeout(() => abort.abort(new DeliveryTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMER_MS));
+
+      const res = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        body: hasBody ? Buffer.from(body, 'utf8') : null,
+        signal: abort.signal,
+        // Our deadline governs; undici's own per-phase timers are a backstop only.
+        headersTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
+        bodyTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
+      });
+      // An abort after readPrefix settles would otherwise emit 'error' with no listener.
+      status = res.statusCode;
+      res.body.on('error', () => {});
+      const { bytes } = await readPrefix(res.body, this.maxResponseBytes);
+      // Best effort: lets a short remainder be discarded so the socket returns to the
+      // pool; a long one is cut off. Either way the outcome is already decided.
+      await res.body.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => {});
+
+      return this.fromResponse(res.statusCode, res.statusText, res.headers, bytes, ctx);
+    } catch (err) {
+      // Prefer our own abort reason: undici may surface it wrapped or as a socket error.
+      const reason = abort.signal.aborted ? abort.signal.reason : err;
+      const { failure, error } = describeFailure(reason, host || String(target?.url ?? ''));
+      return failed(failure, error, { httpStatus: status });
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onCancel);
+    }
+  }
+
+  private fromResponse(
+    status: number,
+    statusText: string,
+    headers: Record<string, string | string[] | undefined>,
+    bytes: Buffer,
+    ctx: HandlerContext,
+  ): Result {
+    const responseSnippet = utf8Snippet(bytes, this.maxResponseBytes);
+    if (status >= 200 && status <= 299) {
+      return { ok: true, httpStatus: status, error: null, responseSnippet, retryAfterMs: null };
+    }
+    const retryAfterMs = isRetryable('http', status) ? parseRetryAfter(headerValue(headers['retry-after']), ctx.now()) : null;
+    let error = `HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
+    if (status >= 300 && status <= 399) {
+      // Following redirects would let a public URL bounce the request to an internal
+      // one after the guard approved it, and re-POST a signed body somewhere unvetted.
+      const location = headerValue(headers['location']);
+      error += location ? `: redirect to ${location.slice(0, MAX_LOCATION_CHARS)} not followed` : ': redirects are not followed';
+    }
+    return { ok: false, failure: 'http', httpStatus: status, error, responseSnippet, retryAfterMs };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

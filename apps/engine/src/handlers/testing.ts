@@ -1,0 +1,82 @@
+// Test support for the handler tests: a real node:http server on a loopback port that
+// records what it received, and a HandlerContext factory. Loopback only, by design: the
+// handler tests never contact any other address.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { generateSigningSecret } from '@belfry/core';
+import type { HandlerContext } from './types';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  socket: Socket;
+  remotePort: number;
+}
+
+export interface TestServer {
+  /** base URL, e.g. http://127.0.0.1:40123 or http://[::1]:40123 */
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export type Respond = (req: IncomingMessage, res: ServerResponse, received: ReceivedRequest) => void;
+
+export async function startServer(respond: Respond, host = '127.0.0.1'): Promise<TestServer> {
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        socket: req.socket,
+        remotePort: req.socket.remotePort ?? -1,
+      };
+      requests.push(received);
+      respond(req, res, received);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections(); // a never-answering handler would keep close() waiting
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port nothing listens on: bind, note the port, close. */
+export async function closedPort(): Promise<number> {
+  const s = await startServer(() => {});
+  await s.close();
+  return s.port;
+}
+
+export const SECRET = generateSigningSecret();
+
+export function makeContext(overrides: Partial<HandlerContext> = {}): HandlerContext {
+  return {
+    runId: 'run_01JH8Z3K5W6X7Y8Z9A0B1C2D3E',
+    jobId: 'job_01JH8Z3K5W6X7Y8Z9A0B1C2D3F',
+    tenantId: 'ten_01JH8Z3K5W6X7Y8Z9A0B1C2D3G',
+    attempt: 1,
+    scheduledTime: new Date('2025-03-30T01:30:00.000Z'),
+    timeoutMs: 5_000,
+    signal: new AbortController().signal,
+    signingSecrets: [SECRET],
+    now: () => new Date(),
+    ...overrides,
+  };
+}

@@ -1,0 +1,99 @@
+// Prometheus metrics of one engine node, served on GET /metrics, plus a rolling window of
+// start lags whose percentiles go into the node's heartbeat for the dashboard.
+import { createServer, type Server } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly startLag = new Histogram({
+    name: 'belfry_start_lag_seconds',
+    help: 'Delay between a run becoming due (scheduled time or retry time) and its attempt starting',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly runsFinished = new Counter({
+    name: 'belfry_runs_total',
+    help: 'Attempts and runs by outcome (succeeded, retry, dead, skipped, cancelled, stale)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly materialized = new Counter({
+    name: 'belfry_runs_materialized_total',
+    help: 'Scheduled runs created by this node',
+    registers: [this.registry],
+  });
+  readonly partitionsOwned = new Gauge({
+    name: 'belfry_partitions_owned',
+    help: 'Scheduler partitions held by this node',
+    registers: [this.registry],
+  });
+  readonly leaseTakeovers = new Counter({
+    name: 'belfry_lease_takeovers_total',
+    help: 'Partitions taken over from another (dead or stopped) node',
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'belfry_queue_depth',
+    help: 'Queued messages by priority (ready and deferred)',
+    labelNames: ['priority'],
+    registers: [this.registry],
+  });
+  readonly inFlight = new Gauge({
+    name: 'belfry_runs_in_flight',
+    help: 'Runs executing on this node',
+    registers: [this.registry],
+  });
+
+  private readonly lags: { at: number; ms: number }[] = [];
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'belfry_process_' });
+  }
+
+  recordLag(ms: number): void {
+    this.startLag.observe(Math.max(0, ms) / 1000);
+    const now = Date.now();
+    this.lags.push({ at: now, ms });
+    if (this.lags.length > 50_000) this.lags.splice(0, this.lags.length - 50_000);
+  }
+
+  /** Start-lag percentiles over the last `windowMs`, for the dashboard's cluster view. */
+  lagSummary(windowMs = 5 * 60_000): { count: number; p50: number | null; p95: number | null; p99: number | null } {
+    const since = Date.now() - windowMs;
+    while (this.lags.length && (this.lags[0]?.at ?? 0) < since) this.lags.shift();
+    const sorted = this.lags.map((l) => l.ms).sort((a, b) => a - b);
+    const pick = (p: number) => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null) : null);
+    return { count: sorted.length, p50: pick(0.5), p95: pick(0.95), p99: pick(0.99) };
+  }
+
+  /** Serves /metrics; port 0 picks a free port. Falls back to a free port if `port` is taken. */
+  async serve(port: number): Promise<{ server: Server; port: number }> {
+    const server = createServer((req, res) => {
+      if (req.url !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      this.registry
+        .metrics()
+        .then((body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body))
+        .catch((err: Error) => res.writeHead(500).end(err.message));
+    });
+    const listen = (p: number) =>
+      new Promise<number>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(p, '127.0.0.1', () => {
+          server.off('error', reject);
+          const addr = server.address();
+          resolve(typeof addr === 'object' && addr ? addr.port : p);
+        });
+      });
+    let bound: number;
+    try {
+      bound = await listen(port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
+      bound = await listen(0);
+    }
+    return { server, port: bound };
+  }
+}

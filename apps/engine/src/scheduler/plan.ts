@@ -1,0 +1,117 @@
+// Decides, for one due schedule entry, which occurrences become runs, which are recorded as
+// skipped, and where the entry moves next. Pure: the scheduler supplies the database's clock.
+//
+// An occurrence is a misfire when it is older than `misfireGraceMs` at scan time (nothing
+// could run it: node or cluster down). Otherwise it is simply due (or due within the
+// look-ahead window) and is materialized as a pending run.
+import {
+  countFireTimesBetween,
+  fireTimesBetween,
+  latestFireTimeAtOrBefore,
+  nextFireTime,
+  type ScheduleSpec,
+} from '@belfry/core';
+
+export type MisfirePolicy = 'run_once' | 'catch_up' | 'skip';
+
+export interface PlanOptions {
+  misfireGraceMs: number;
+  /** catch_up: at most this many missed occurrences run; older ones are recorded skipped */
+  catchUpMax: number;
+  /** catch_up: at most this many missed occurrences are materialized per job per scan */
+  catchUpPerScan: number;
+  /** at most this many skipped occurrences are recorded per job per scan */
+  skipRecordMax: number;
+}
+
+export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
+  misfireGraceMs: 60_000,
+  catchUpMax: 100,
+  catchUpPerScan: 10,
+  skipRecordMax: 1_000,
+};
+
+export interface PlannedOccurrence {
+  scheduledTime: Date;
+  status: 'pending' | 'skipped';
+  skipReason: 'misfire' | null;
+}
+
+export interface Plan {
+  occurrences: PlannedOccurrence[];
+  /** where the entry moves; null = schedule exhausted */
+  next: Date | null;
+  /** skipped occurrences that were not recorded individually (beyond skipRecordMax) */
+  unrecordedSkips: number;
+}
+
+const skipped = (t: Date): PlannedOccurrence => ({ scheduledTime: t, status: 'skipped', skipReason: 'misfire' });
+const pending = (t: Date): PlannedOccurrence => ({ scheduledTime: t, status: 'pending', skipReason: null });
+
+/** Occurrences in [first, last], first being a fire time, capped at `limit`. */
+function occurrencesFrom(spec: ScheduleSpec, first: Date, last: Date, limit: number): Date[] {
+  if (limit <= 0 || first > last) return [];
+  return [first, ...fireTimesBetween(spec, first, last, limit - 1)];
+}
+
+function countFrom(spec: ScheduleSpec, first: Date, last: Date): number {
+  if (first > last) return 0;
+  return 1 + countFireTimesBetween(spec, first, last, 10_000_000);
+}
+
+export function planEntry(
+  spec: ScheduleSpec,
+  due: Date,
+  policy: MisfirePolicy,
+  dbNow: Date,
+  options: PlanOptions = DEFAULT_PLAN_OPTIONS,
+): Plan {
+  if (due.getTime() >= dbNow.getTime() - options.misfireGraceMs) {
+    return { occurrences: [pending(due)], next: nextFireTime(spec, due), unrecordedSkips: 0 };
+  }
+
+  // Misfire: `due` and possibly more occurrences up to now were missed.
+  const latest = latestFireTimeAtOrBefore(spec, new Date(due.getTime() - 1), dbNow) ?? due;
+  const missed = countFrom(spec, due, latest);
+
+  if (policy === 'skip') {
+    const recorded = occurrencesFrom(spec, due, latest, options.skipRecordMax).map(skipped);
+    return { occurrences: recorded, next: nextFireTime(spec, latest), unrecordedSkips: missed - recorded.length };
+  }
+
+  if (policy === 'run_once') {
+    const before = new Date(latest.getTime() - 1);
+    const recorded = occurrencesFrom(spec, due, before, options.skipRecordMax).map(skipped);
+    return {
+      occurrences: [...recorded, pending(latest)],
+      next: nextFireTime(spec, latest),
+      unrecordedSkips: missed - 1 - recorded.length,
+    };
+  }
+
+  // catch_up: run the newest `catchUpMax` missed occurrences, a few per scan, oldest first;
+  // anything older than that is recorded as skipped so an outage cannot become a storm.
+  const occurrences: PlannedOccurrence[] = [];
+  let unrecordedSkips = 0;
+  let start = due;
+  if (missed > options.catchUpMax) {
+    const dropCount = missed - options.catchUpMax;
+    const dropped = occurrencesFrom(spec, due, latest, Math.min(dropCount, options.skipRecordMax));
+    occurrences.push(...dropped.map(skipped));
+    unrecordedSkips = dropCount - dropped.length;
+    // the first occurrence to run is the (dropCount+1)-th; walk there from the last recorded one
+    let cursor = dropped.at(-1) ?? due;
+    let remaining = dropCount - dropped.length;
+    while (remaining > 0) {
+      const step = fireTimesBetween(spec, cursor, latest, Math.min(remaining, 10_000));
+      if (!step.length) break;
+      cursor = step.at(-1) as Date;
+      remaining -= step.length;
+    }
+    start = nextFireTime(spec, cursor) ?? latest;
+  }
+  const runs = occurrencesFrom(spec, start, latest, options.catchUpPerScan);
+  occurrences.push(...runs.map(pending));
+  const last = runs.at(-1) ?? latest;
+  return { occurrences, next: nextFireTime(spec, last), unrecordedSkips };
+}

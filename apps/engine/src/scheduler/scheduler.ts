@@ -1,0 +1,160 @@
+// The scheduler loop of one node: for the partitions it holds, turns due schedule entries
+// into runs and queue messages and advances the entries, all in one fenced transaction per
+// batch. Runs are materialized up to `lookaheadMs` early and enqueued with startAfter = their
+// scheduled time, so workers start them on time rather than a polling interval late.
+import { newId } from '@belfry/core';
+import {
+  advanceSchedule,
+  enqueueRuns,
+  insertScheduledRuns,
+  lockPartitionLeases,
+  pgExecutor,
+  selectDueEntries,
+  type NewScheduledRun,
+  type QueueClient,
+} from '@belfry/db';
+import type pg from 'pg';
+import type { LeaseKeeper } from '../cluster/lease-keeper';
+import type { Log } from '../logger';
+import type { Metrics } from '../metrics';
+import { specOf } from '../spec';
+import { DEFAULT_PLAN_OPTIONS, planEntry, type PlanOptions } from './plan';
+
+export interface SchedulerConfig {
+  nodeId: string;
+  lookaheadMs: number;
+  batchSize: number;
+  idleDelayMs: number;
+  plan: PlanOptions;
+}
+
+export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
+  lookaheadMs: 2_000,
+  batchSize: 1_000,
+  idleDelayMs: 200,
+  plan: DEFAULT_PLAN_OPTIONS,
+};
+
+export interface ScanResult {
+  scanned: number;
+  materialized: number;
+  skipped: number;
+  fencedOut: number[];
+}
+
+export class Scheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private loop: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly queue: QueueClient,
+    private readonly leases: Pick<LeaseKeeper, 'partitions' | 'forget'>,
+    private readonly config: SchedulerConfig,
+    private readonly log: Log,
+    private readonly metrics?: Metrics,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const next = (delay: number) => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.loop = this.scanOnce()
+          .then((r) => next(r.scanned >= this.config.batchSize ? 0 : this.config.idleDelayMs))
+          .catch((err) => {
+            this.log.error({ err }, 'scheduler scan failed');
+            next(1_000);
+          });
+      }, delay);
+    };
+    next(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.loop?.catch(() => {});
+  }
+
+  /** One fenced scan over every held partition. Exposed for tests. */
+  async scanOnce(): Promise<ScanResult> {
+    const held = this.leases.partitions();
+    const result: ScanResult = { scanned: 0, materialized: 0, skipped: 0, fencedOut: [] };
+    if (!held.length) return result;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const valid = await lockPartitionLeases(client, this.config.nodeId, held);
+      if (valid.length < held.length) {
+        const ok = new Set(valid);
+        result.fencedOut = held.map((h) => h.partition).filter((p) => !ok.has(p));
+        this.leases.forget(result.fencedOut);
+        this.log.warn({ partitions: result.fencedOut.length }, 'fenced out of partitions; not writing for them');
+      }
+      if (!valid.length) {
+        await client.query('ROLLBACK');
+        return result;
+      }
+      const due = await selectDueEntries(client, valid, this.config.lookaheadMs, this.config.batchSize);
+      result.scanned = due.length;
+      if (!due.length) {
+        await client.query('COMMIT');
+        return result;
+      }
+
+      const runs: NewScheduledRun[] = [];
+      const advance: { jobId: string; next: Date }[] = [];
+      const exhausted: string[] = [];
+      for (const entry of due) {
+        let plan: ReturnType<typeof planEntry>;
+        try {
+          plan = planEntry(specOf(entry), entry.next_run_at, entry.misfire_policy, entry.db_now, this.config.plan);
+        } catch (err) {
+          // A definition the maths cannot handle must not block the partition: retire it.
+          this.log.error({ err, jobId: entry.job_id, tenantId: entry.tenant_id }, 'cannot plan job; retiring its schedule');
+          exhausted.push(entry.job_id);
+          continue;
+        }
+        if (plan.unrecordedSkips > 0) {
+          this.log.warn({ jobId: entry.job_id, unrecorded: plan.unrecordedSkips }, 'misfire: more skipped occurrences than recorded');
+        }
+        for (const o of plan.occurrences) {
+          runs.push({
+            id: newId('run', o.scheduledTime),
+            tenantId: entry.tenant_id,
+            jobId: entry.job_id,
+            scheduledTime: o.scheduledTime,
+            status: o.status,
+            skipReason: o.skipReason,
+            priority: entry.priority,
+          });
+        }
+        if (plan.next) advance.push({ jobId: entry.job_id, next: plan.next });
+        else exhausted.push(entry.job_id);
+      }
+
+      const inserted = await insertScheduledRuns(client, runs);
+      const toQueue = inserted.filter((r) => r.status === 'pending');
+      await enqueueRuns(
+        this.queue,
+        pgExecutor(client),
+        toQueue.map((r) => ({ runId: r.id, tenantId: r.tenant_id, priority: r.priority, scheduledTime: r.scheduled_time })),
+      );
+      await advanceSchedule(client, advance, exhausted);
+      await client.query('COMMIT');
+      result.materialized = toQueue.length;
+      result.skipped = inserted.length - toQueue.length;
+      this.metrics?.materialized.inc(toQueue.length);
+      if (result.skipped) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, result.skipped);
+      this.log.debug({ scanned: result.scanned, materialized: result.materialized, skipped: result.skipped }, 'scan');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}

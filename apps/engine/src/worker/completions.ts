@@ -1,0 +1,120 @@
+// Batches attempt outcomes into one fenced transaction every few milliseconds: the run and
+// attempt rows are updated only where this worker still holds the lease, and retries are
+// enqueued in the same transaction. Each caller learns whether its outcome was recorded.
+import {
+  completeAttempts,
+  enqueueRuns,
+  pgExecutor,
+  type AttemptOutcome,
+  type CompletedRun,
+  type QueueClient,
+} from '@belfry/db';
+import type pg from 'pg';
+import type { Log } from '../logger';
+
+interface Pending {
+  outcome: AttemptOutcome;
+  resolve: (recorded: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+export class CompletionBatcher {
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: QueueClient,
+    private readonly workerId: string,
+    private readonly log: Log,
+    private readonly flushMs = 5,
+    private readonly maxBatch = 200,
+  ) {}
+
+  /** Resolves true when recorded, false when fenced out (lease lost, run cancelled). */
+  submit(outcome: AttemptOutcome): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ outcome, resolve, reject });
+      if (this.queue.length >= this.maxBatch) this.kick(0);
+      else this.kick(this.flushMs);
+    });
+  }
+
+  private kick(delay: number): void {
+    if (this.timer && delay > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flushing = this.flushing.then(() => this.flush());
+    }, delay);
+  }
+
+  async drain(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await (this.flushing = this.flushing.then(() => this.flush()));
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const recorded = await this.write(batch.map((p) => p.outcome));
+        for (const p of batch) p.resolve(recorded.has(p.outcome.runId));
+      } catch (err) {
+        this.log.error({ err, size: batch.length }, 'recording outcomes failed');
+        for (const p of batch) p.reject(err);
+      }
+    }
+  }
+
+  private async write(outcomes: AttemptOutcome[]): Promise<Set<string>> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const done: CompletedRun[] = await completeAttempts(client, this.workerId, outcomes);
+      const byId = new Map(outcomes.map((o) => [o.runId, o]));
+      const again = done.filter((r) => r.status === 'failed' || r.status === 'pending');
+      await enqueueRuns(
+        this.boss,
+        pgExecutor(client),
+        again.map((r) => ({
+          runId: r.id,
+          tenantId: r.tenant_id,
+          priority: r.priority,
+          scheduledTime: r.scheduled_time,
+          startAfter: byId.get(r.id)?.nextAttemptAt ?? new Date(),
+        })),
+      );
+      const recorded = new Set(done.map((r) => r.id));
+      const stale = outcomes.filter((o) => !recorded.has(o.runId));
+      if (stale.length) {
+        // A run cancelled while it ran: close its attempt so history shows what happened.
+        await client.query(
+          `UPDATE run_attempts a SET status = 'cancelled', finished_at = now(), http_status = s.http_status,
+                  duration_ms = s.duration_ms, error = 'run cancelled while running'
+           FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[]) AS s(run_id, scheduled_time, attempt, http_status, duration_ms)
+           JOIN runs r ON r.id = s.run_id AND r.scheduled_time = s.scheduled_time AND r.status = 'cancelled'
+           WHERE a.run_id = s.run_id AND a.scheduled_time = s.scheduled_time AND a.attempt = s.attempt
+             AND a.worker_id = $1 AND a.status = 'running'`,
+          [
+            this.workerId,
+            stale.map((o) => o.runId),
+            stale.map((o) => o.scheduledTime),
+            stale.map((o) => o.attempt),
+            stale.map((o) => o.httpStatus),
+            stale.map((o) => o.durationMs),
+          ],
+        );
+      }
+      await client.query('COMMIT');
+      return recorded;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,302 @@
+// The worker side of a node: fetches due messages from the queues that have work, fairly
+// across tenants (round-robin over tenants; within a tenant, higher priority first; each
+// tenant capped by its concurrency share), claims their runs under a lease, executes them
+// through the handler for their target type, heartbeats the leases and records outcomes.
+import { isRetryable, retryDelayMs } from '@belfry/core';
+import {
+  claimRuns,
+  extendRunLeases,
+  parseQueueName,
+  pgExecutor,
+  PRIORITIES,
+  queueName,
+  skipOverlappingRuns,
+  type AttemptOutcome,
+  type ClaimedRun,
+  type Priority,
+  type QueueClient,
+  type RunMessage,
+} from '@belfry/db';
+import type pg from 'pg';
+import type { DbClock } from '../db-clock';
+import type { HandlerOutcome } from '../handlers/types';
+import type { HandlerRegistry } from '../handlers/registry';
+import type { Log } from '../logger';
+import type { Metrics } from '../metrics';
+import { CompletionBatcher } from './completions';
+import type { SigningSecrets } from './secrets';
+import type { TenantLimits } from './tenant-limits';
+import type { Wakeups } from './wakeups';
+
+export interface WorkerConfig {
+  workerId: string;
+  concurrency: number;
+  batchSize: number;
+  runLeaseMs: number;
+  heartbeatMs: number;
+  shutdownGraceMs: number;
+}
+
+interface Execution {
+  run: ClaimedRun;
+  abort: AbortController;
+  reason: 'cancelled' | 'lease-lost' | 'shutdown' | null;
+  done: Promise<void>;
+}
+
+export class WorkerPool {
+  private readonly ready = new Map<string, Set<Priority>>(); // tenant -> priorities with work
+  private ring: string[] = [];
+  private cursor = 0;
+  private readonly inflight = new Map<string, Execution>();
+  private readonly tenantInflight = new Map<string, number>();
+  private pumping = false;
+  private again = false;
+  private stopping = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly completions: CompletionBatcher;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: QueueClient,
+    private readonly handlers: HandlerRegistry,
+    private readonly secrets: SigningSecrets,
+    private readonly limits: TenantLimits,
+    private readonly wakeups: Wakeups,
+    private readonly clock: DbClock,
+    private readonly config: WorkerConfig,
+    private readonly log: Log,
+    private readonly metrics?: Metrics,
+  ) {
+    this.completions = new CompletionBatcher(pool, boss, config.workerId, log);
+  }
+
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  start(): void {
+    this.stopping = false;
+    this.wakeups.on('ready', (queues) => {
+      for (const q of queues) this.markReady(q);
+      this.pump();
+    });
+    this.heartbeat = setInterval(() => void this.beat(), this.config.heartbeatMs);
+  }
+
+  private markReady(queue: string): void {
+    const parsed = parseQueueName(queue);
+    if (!parsed) return;
+    let set = this.ready.get(parsed.tenantId);
+    if (!set) {
+      set = new Set();
+      this.ready.set(parsed.tenantId, set);
+      this.ring.push(parsed.tenantId);
+    }
+    set.add(parsed.priority);
+  }
+
+  private dropReady(tenantId: string, priority: Priority): void {
+    const set = this.ready.get(tenantId);
+    if (!set) return;
+    set.delete(priority);
+    if (!set.size) {
+      this.ready.delete(tenantId);
+      this.ring = this.ring.filter((t) => t !== tenantId);
+    }
+  }
+
+  /** Fetch-and-claim until slots or ready queues run out. Re-entrant calls coalesce. */
+  pump(): void {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pumpLoop()
+      .catch((err) => this.log.error({ err }, 'dispatch failed'))
+      .finally(() => {
+        this.pumping = false;
+        if (this.again && !this.stopping) {
+          this.again = false;
+          this.pump();
+        }
+      });
+  }
+
+  private async pumpLoop(): Promise<void> {
+    while (!this.stopping && this.ring.length) {
+      const free = this.config.concurrency - this.inflight.size;
+      if (free <= 0) return;
+      let progressed = false;
+      // One pass over the tenants, starting where the last pass stopped.
+      const tenants = this.ring.length;
+      for (let i = 0; i < tenants && !this.stopping; i++) {
+        const tenantId = this.ring[this.cursor++ % this.ring.length];
+        if (!tenantId) continue;
+        const room = Math.min(
+          this.config.concurrency - this.inflight.size,
+          this.limits.perNode(tenantId) - (this.tenantInflight.get(tenantId) ?? 0),
+          this.config.batchSize,
+        );
+        if (room <= 0) continue;
+        const priorities = PRIORITIES.filter((p) => this.ready.get(tenantId)?.has(p));
+        const priority = priorities[0];
+        if (!priority) continue;
+        const name = queueName(tenantId, priority);
+        const jobs = await this.boss.fetch<RunMessage>(name, { batchSize: room });
+        if (jobs.length < room) this.dropReady(tenantId, priority);
+        if (jobs.length) {
+          progressed = true;
+          await this.claim(name, jobs);
+        }
+      }
+      if (!progressed) return;
+    }
+  }
+
+  private async claim(name: string, jobs: { id: string; retryCount: number; data: RunMessage }[]): Promise<void> {
+    const ids = jobs.map((j) => j.data.runId);
+    const times = jobs.map((j) => new Date(j.data.scheduledTime));
+    const client = await this.pool.connect();
+    let claimed: ClaimedRun[] = [];
+    try {
+      await client.query('BEGIN');
+      const skipped = await skipOverlappingRuns(client, ids, times);
+      if (skipped.length) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, skipped.length);
+      claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
+      // The message's work now lives in the claimed run (leased); settle it in the same
+      // transaction so a crash after commit leaves the run to the reaper, not to pg-boss.
+      await this.boss.complete(
+        name,
+        jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+        null,
+        { db: pgExecutor(client) },
+      );
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+    for (const run of claimed) this.execute(run);
+  }
+
+  private execute(run: ClaimedRun): void {
+    const abort = new AbortController();
+    const execution: Execution = { run, abort, reason: null, done: Promise.resolve() };
+    this.inflight.set(run.id, execution);
+    this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 0) + 1);
+    this.metrics?.inFlight.set(this.inflight.size);
+    const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
+    this.metrics?.recordLag(run.db_now.getTime() - due.getTime());
+    const log = this.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt });
+    execution.done = this.run(execution, log)
+      .catch((err) => log.error({ err }, 'run execution failed'))
+      .finally(() => {
+        this.inflight.delete(run.id);
+        this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 1) - 1);
+        this.metrics?.inFlight.set(this.inflight.size);
+        this.pump();
+      });
+  }
+
+  private async run(execution: Execution, log: Log): Promise<void> {
+    const { run } = execution;
+    const handler = this.handlers.get(run.target.type);
+    const outcome: HandlerOutcome = handler
+      ? await handler.execute(run.target, run.payload, {
+          runId: run.id,
+          jobId: run.job_id,
+          tenantId: run.tenant_id,
+          attempt: run.attempt,
+          scheduledTime: run.scheduled_time,
+          timeoutMs: run.timeout_seconds * 1000,
+          signal: execution.abort.signal,
+          signingSecrets: await this.secrets.get(run.tenant_id),
+          now: () => new Date(this.clock.now()),
+        })
+      : { ok: false, failure: 'invalid', error: `no handler for target type '${run.target.type}'`, durationMs: 0 };
+
+    const record = this.decide(execution, outcome);
+    const recorded = await this.completions.submit(record);
+    const label = recorded ? (record.runStatus === 'failed' ? 'retry' : record.runStatus) : 'stale';
+    this.metrics?.runsFinished.inc({ outcome: label });
+    if (recorded) log.info({ status: record.runStatus, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs }, 'attempt finished');
+    else log.warn({ reason: execution.reason }, 'stale completion rejected: this worker no longer holds the run');
+  }
+
+  private decide(execution: Execution, outcome: HandlerOutcome): AttemptOutcome {
+    const { run } = execution;
+    const base = {
+      runId: run.id,
+      scheduledTime: run.scheduled_time,
+      attempt: run.attempt,
+      httpStatus: outcome.httpStatus ?? null,
+      durationMs: Math.round(outcome.durationMs),
+      responseSnippet: outcome.responseSnippet ?? null,
+      requestHeaders: outcome.requestHeaders ?? null,
+    };
+    if (outcome.ok) {
+      return { ...base, runStatus: 'succeeded', attemptStatus: 'succeeded', nextAttemptAt: null, error: null };
+    }
+    if (execution.reason === 'shutdown') {
+      // Released, not failed: another node picks the run up at once.
+      return { ...base, runStatus: 'pending', attemptStatus: 'cancelled', nextAttemptAt: new Date(), error: 'released: worker shutting down' };
+    }
+    const error = outcome.error ?? 'failed';
+    const policy = {
+      maxAttempts: run.retry_max_attempts,
+      initialDelaySeconds: run.retry_initial_delay_seconds,
+      maxDelaySeconds: run.retry_max_delay_seconds,
+    };
+    const retryable = isRetryable(outcome.failure ?? 'invalid', outcome.httpStatus ?? null);
+    if (retryable && run.attempt < policy.maxAttempts) {
+      const delay = retryDelayMs(policy, run.attempt, Math.random, outcome.retryAfterMs ?? null);
+      return { ...base, runStatus: 'failed', attemptStatus: 'failed', nextAttemptAt: new Date(this.clock.now() + delay), error };
+    }
+    return { ...base, runStatus: 'dead', attemptStatus: 'failed', nextAttemptAt: null, error };
+  }
+
+  private async beat(): Promise<void> {
+    const runs = [...this.inflight.values()].filter((e) => !e.reason).map((e) => e.run);
+    if (!runs.length) return;
+    try {
+      const kept = await extendRunLeases(
+        this.pool,
+        this.config.workerId,
+        this.config.runLeaseMs,
+        runs.map((r) => ({ id: r.id, scheduledTime: r.scheduled_time, attempt: r.attempt })),
+      );
+      for (const r of runs) {
+        if (kept.has(r.id)) continue;
+        const execution = this.inflight.get(r.id);
+        if (!execution || execution.reason) continue;
+        execution.reason = 'lease-lost';
+        execution.abort.abort(new Error('run was cancelled or its lease was lost'));
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'lease heartbeat failed');
+    }
+  }
+
+  /** Stop claiming; let running attempts finish within the grace period, then release them. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const deadline = Date.now() + this.config.shutdownGraceMs;
+    while (this.inflight.size && Date.now() < deadline) {
+      await Promise.race([
+        Promise.all([...this.inflight.values()].map((e) => e.done)),
+        new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()))),
+      ]);
+    }
+    for (const e of this.inflight.values()) {
+      e.reason = 'shutdown';
+      e.abort.abort(new Error('worker shutting down'));
+    }
+    await Promise.all([...this.inflight.values()].map((e) => e.done));
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.completions.drain();
+  }
+}

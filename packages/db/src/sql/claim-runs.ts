@@ -1,0 +1,66 @@
+// A worker claims the runs of the messages it fetched: pending (or retry-waiting) runs become
+// running under this worker's lease, attempt + 1, with an attempt row opened; overlap-skip
+// jobs whose previous run is still running are recorded as skipped instead. Runs in any
+// other state (cancelled, finished, claimed elsewhere) are simply not returned.
+import type { Queryable } from './types';
+
+export interface ClaimedRun {
+  id: string;
+  scheduled_time: Date;
+  tenant_id: string;
+  job_id: string;
+  attempt: number;
+  trigger: 'schedule' | 'manual' | 'replay';
+  priority: 'high' | 'normal' | 'low';
+  next_attempt_at: Date | null;
+  target: { type: string; [key: string]: unknown };
+  payload: unknown;
+  timeout_seconds: number;
+  retry_max_attempts: number;
+  retry_initial_delay_seconds: number;
+  retry_max_delay_seconds: number;
+  db_now: Date;
+}
+
+export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: Date[]): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
+     FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time), jobs j
+     WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.status = 'pending' AND r.trigger = 'schedule'
+       AND j.id = r.job_id AND j.overlap_policy = 'skip'
+       AND EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.status = 'running' AND o.id <> r.id)
+     RETURNING r.id`,
+    [ids, times],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function claimRuns(
+  tx: Queryable,
+  workerId: string,
+  leaseMs: number,
+  ids: string[],
+  times: Date[],
+): Promise<ClaimedRun[]> {
+  if (!ids.length) return [];
+  const { rows } = await tx.query<ClaimedRun>(
+    `WITH claimed AS (
+       UPDATE runs r
+       SET status = 'running', attempt = r.attempt + 1, worker_id = $1,
+           lease_expires_at = now() + make_interval(secs => $2::float8 / 1000),
+           started_at = COALESCE(r.started_at, now())
+       FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
+       WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time
+         AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
+       RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.trigger, r.priority, r.next_attempt_at
+     ), opened AS (
+       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
+       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', now() FROM claimed c
+     )
+     SELECT c.*, j.target, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
+            j.retry_max_delay_seconds, now() AS db_now
+     FROM claimed c JOIN jobs j ON j.id = c.job_id`,
+    [workerId, leaseMs, ids, times],
+  );
+  return rows;
+}

@@ -1,0 +1,75 @@
+// Fenced completion of attempts, batched: an outcome is recorded only while the worker still
+// holds the run (same attempt, same worker, status running, lease not expired). A worker
+// whose lease expired — the reaper has moved the run on — gets nothing back and must not
+// act on the outcome.
+import type { Queryable } from './types';
+
+export interface AttemptOutcome {
+  runId: string;
+  scheduledTime: Date;
+  attempt: number;
+  /** the run's new status */
+  runStatus: 'succeeded' | 'failed' | 'dead' | 'cancelled' | 'pending';
+  /** the attempt row's status */
+  attemptStatus: 'succeeded' | 'failed' | 'cancelled';
+  nextAttemptAt: Date | null;
+  httpStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  responseSnippet: string | null;
+  requestHeaders: Record<string, string> | null;
+}
+
+export interface CompletedRun {
+  id: string;
+  tenant_id: string;
+  job_id: string;
+  priority: 'high' | 'normal' | 'low';
+  scheduled_time: Date;
+  status: AttemptOutcome['runStatus'];
+}
+
+export async function completeAttempts(tx: Queryable, workerId: string, outcomes: AttemptOutcome[]): Promise<CompletedRun[]> {
+  if (!outcomes.length) return [];
+  const { rows } = await tx.query<CompletedRun>(
+    `WITH o AS (
+       SELECT * FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::timestamptz[],
+                            $8::int[], $9::int[], $10::text[], $11::text[], $12::jsonb[])
+         AS o(run_id, scheduled_time, attempt, run_status, attempt_status, next_attempt_at,
+              http_status, duration_ms, error, response_snippet, request_headers)
+     ), done AS (
+       UPDATE runs r
+       SET status = o.run_status,
+           finished_at = CASE WHEN o.run_status IN ('succeeded', 'dead', 'cancelled') THEN now() END,
+           next_attempt_at = o.next_attempt_at,
+           lease_expires_at = NULL,
+           last_error = o.error
+       FROM o
+       WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.attempt = o.attempt
+         AND r.worker_id = $1 AND r.status = 'running' AND r.lease_expires_at > now()
+       RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status
+     ), attempts AS (
+       UPDATE run_attempts a
+       SET status = o.attempt_status, finished_at = now(), http_status = o.http_status, duration_ms = o.duration_ms,
+           error = o.error, response_snippet = o.response_snippet, request_headers = o.request_headers
+       FROM o JOIN done d ON d.id = o.run_id
+       WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.attempt = o.attempt
+     )
+     SELECT * FROM done`,
+    [
+      workerId,
+      outcomes.map((o) => o.runId),
+      outcomes.map((o) => o.scheduledTime),
+      outcomes.map((o) => o.attempt),
+      outcomes.map((o) => o.runStatus),
+      outcomes.map((o) => o.attemptStatus),
+      outcomes.map((o) => o.nextAttemptAt),
+      outcomes.map((o) => o.httpStatus),
+      outcomes.map((o) => o.durationMs),
+      outcomes.map((o) => o.error),
+      outcomes.map((o) => o.responseSnippet),
+      outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
+    ],
+  );
+  return rows;
+}

@@ -1,0 +1,46 @@
+// Materializes scheduled occurrences. The partial unique index on (job_id, scheduled_time)
+// for trigger 'schedule' makes this idempotent: an occurrence that already has a run is
+// skipped, and only the rows actually inserted come back (to be enqueued).
+import type { Queryable } from './types';
+
+export interface NewScheduledRun {
+  id: string;
+  tenantId: string;
+  jobId: string;
+  scheduledTime: Date;
+  status: 'pending' | 'skipped';
+  skipReason: 'misfire' | 'overlap' | null;
+  priority: string;
+}
+
+export interface InsertedRun {
+  id: string;
+  tenant_id: string;
+  job_id: string;
+  scheduled_time: Date;
+  status: 'pending' | 'skipped';
+  priority: 'high' | 'normal' | 'low';
+}
+
+export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]): Promise<InsertedRun[]> {
+  if (!runs.length) return [];
+  const { rows } = await tx.query<InsertedRun>(
+    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, skip_reason, trigger, priority, finished_at)
+     SELECT r.id, r.tenant_id, r.job_id, r.scheduled_time, r.status, r.skip_reason, 'schedule', r.priority,
+            CASE WHEN r.status = 'skipped' THEN now() END
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
+          AS r(id, tenant_id, job_id, scheduled_time, status, skip_reason, priority)
+     ON CONFLICT (job_id, scheduled_time) WHERE trigger = 'schedule' DO NOTHING
+     RETURNING id, tenant_id, job_id, scheduled_time, status, priority`,
+    [
+      runs.map((r) => r.id),
+      runs.map((r) => r.tenantId),
+      runs.map((r) => r.jobId),
+      runs.map((r) => r.scheduledTime),
+      runs.map((r) => r.status),
+      runs.map((r) => r.skipReason),
+      runs.map((r) => r.priority),
+    ],
+  );
+  return rows;
+}

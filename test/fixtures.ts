@@ -1,0 +1,179 @@
+// Test fixtures that write rows directly (engine tests must not depend on the API layer):
+// tenants with a signing secret, jobs with their schedule entry, and a webhook sink on
+// loopback that records every delivery.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { generateSigningSecret, newId, nextFireTime, partitionOf, sealSecret, type ScheduleSpec } from '@belfry/core';
+import type pg from 'pg';
+
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7);
+export const TEST_ENCRYPTION_KEY_MATERIAL = TEST_ENCRYPTION_KEY.toString('base64');
+
+export async function insertTenant(
+  pool: pg.Pool,
+  options: { maxConcurrency?: number; retentionDays?: number } = {},
+): Promise<{ id: string; secret: string }> {
+  const id = newId('ten');
+  const secret = generateSigningSecret();
+  await pool.query(
+    `INSERT INTO tenants (id, name, slug, max_concurrency, retention_days) VALUES ($1, $1, $1, $2, $3)`,
+    [id, options.maxConcurrency ?? 50, options.retentionDays ?? 30],
+  );
+  await pool.query('INSERT INTO signing_secrets (tenant_id, current_secret) VALUES ($1, $2)', [
+    id,
+    sealSecret(TEST_ENCRYPTION_KEY, secret),
+  ]);
+  return { id, secret };
+}
+
+export interface JobOptions {
+  schedule: ScheduleSpec;
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  payload?: unknown;
+  retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
+  timeoutSeconds?: number;
+  priority?: 'high' | 'normal' | 'low';
+  misfirePolicy?: 'run_once' | 'catch_up' | 'skip';
+  overlapPolicy?: 'allow' | 'skip';
+  /** override the first next_run_at (e.g. in the past, to simulate an outage) */
+  nextRunAt?: Date;
+  partitions: number;
+  now?: Date;
+}
+
+export async function insertJob(pool: pg.Pool, tenantId: string, o: JobOptions): Promise<{ id: string; nextRunAt: Date | null }> {
+  const id = newId('job');
+  const now = o.now ?? new Date();
+  const s = o.schedule;
+  const anchor = s.type === 'interval' ? s.anchor : now;
+  const partition = partitionOf(id, o.partitions);
+  await pool.query(
+    `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
+                       target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
+                       timeout_seconds, priority, misfire_policy, overlap_policy, partition)
+     VALUES ($1, $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+    [
+      id,
+      tenantId,
+      s.type,
+      s.type === 'cron' ? s.expression : null,
+      s.type === 'cron' ? s.timezone : 'UTC',
+      s.type === 'once' ? s.runAt : null,
+      s.type === 'interval' ? s.everySeconds : null,
+      anchor,
+      JSON.stringify({ type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} }),
+      JSON.stringify(o.payload ?? { hello: 'world' }),
+      o.retry?.maxAttempts ?? 3,
+      o.retry?.initialDelaySeconds ?? 0,
+      o.retry?.maxDelaySeconds ?? 1,
+      o.timeoutSeconds ?? 5,
+      o.priority ?? 'normal',
+      o.misfirePolicy ?? 'run_once',
+      o.overlapPolicy ?? 'allow',
+      partition,
+    ],
+  );
+  const next = o.nextRunAt ?? (s.type === 'once' ? s.runAt : nextFireTime(s, now));
+  if (next) {
+    await pool.query('INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) VALUES ($1, $2, $3, $4)', [
+      id,
+      tenantId,
+      partition,
+      next,
+    ]);
+  }
+  return { id, nextRunAt: next };
+}
+
+export interface Delivery {
+  at: number;
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface Sink {
+  url: string;
+  deliveries: Delivery[];
+  /** decide the response per request; default 200 */
+  respond: (d: Delivery) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+  waitFor(predicate: (all: Delivery[]) => boolean, timeoutMs?: number): Promise<Delivery[]>;
+  close(): Promise<void>;
+  server: Server;
+}
+
+export async function startSink(): Promise<Sink> {
+  const deliveries: Delivery[] = [];
+  const waiters = new Set<() => void>();
+  const sink = {} as Sink;
+  sink.deliveries = deliveries;
+  sink.respond = () => ({ status: 200 });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const d: Delivery = {
+        at: Date.now(),
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      deliveries.push(d);
+      for (const w of waiters) w();
+      const r = sink.respond(d);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(r.status, r.headers ?? {}).end(r.body ?? 'ok');
+      };
+      if (r.delayMs) setTimeout(send, r.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  sink.url = `http://127.0.0.1:${port}/hook`;
+  sink.server = server;
+  sink.waitFor = (predicate, timeoutMs = 30_000) =>
+    new Promise((resolve, reject) => {
+      if (predicate(deliveries)) return resolve(deliveries);
+      const check = () => {
+        if (predicate(deliveries)) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(deliveries);
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`sink: condition not met within ${timeoutMs} ms (${deliveries.length} deliveries)`));
+      }, timeoutMs);
+      waiters.add(check);
+    });
+  sink.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return sink;
+}
+
+/** Polls a query until the predicate holds (for state the engine writes to the database). */
+export async function waitForRows<R extends object>(
+  pool: pg.Pool,
+  sql: string,
+  params: unknown[],
+  predicate: (rows: R[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<R[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<R>(sql, params);
+    if (predicate(rows)) return rows;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last rows: ${JSON.stringify(rows).slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
