@@ -32,11 +32,12 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
   const pool = createPool(target.url, {
     max: 20,
     name: `belfry-engine:${env.nodeId}`,
-    options: '-c idle_in_transaction_session_timeout=10000 -c lock_timeout=10000',
+    options: `-c idle_in_transaction_session_timeout=${Math.min(10_000, env.partitionLeaseMs)} -c lock_timeout=10000`,
   });
   const boss = await createQueueClient(target.url, {
     supervise: env.roles.includes('worker'),
     max: 10,
+    idleInTransactionTimeoutMs: Math.min(10_000, env.partitionLeaseMs),
     onError: (err) => log.warn({ err }, 'queue error'),
   });
   const metrics = new Metrics();

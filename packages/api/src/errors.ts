@@ -63,6 +63,18 @@ export class AppError extends Error {
   static notFound(what: string): AppError {
     return new AppError('not_found', `${what} not found`);
   }
+
+  /** A validation failure with one entry per offending field. */
+  static invalid(errors: FieldError[], message?: string): AppError {
+    const first = errors[0];
+    const detail = message ?? (first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid request');
+    return new AppError('validation', detail, { errors });
+  }
+}
+
+/** Expected errors are the caller's fault (4xx) and log at warn; anything else is ours. */
+export function isExpectedError(err: unknown): err is AppError {
+  return err instanceof AppError && err.status < 500;
 }
 
 export interface Problem {

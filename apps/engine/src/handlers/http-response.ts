@@ -105,14 +105,22 @@ function firstCode(err: unknown): string | undefined {
   return undefined;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 // undici's argument errors come from request construction (an invalid header name or a
 // CR/LF in a header value): asking again sends the same bad request.
 const INVALID_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_URL']);
 
-function endpoint(e: ErrorLike): string {
+/** " (address:port)" when the error names an endpoint the host doesn't already show. */
+function endpoint(e: ErrorLike, host: string): string {
   if (typeof e.address !== 'string') return '';
-  return typeof e.port === 'number' ? ` (${e.address.includes(':') ? `[${e.address}]` : e.address}:${e.port})` : ` (${e.address})`;
+  const addr = e.address.includes(':') ? `[${e.address}]` : e.address;
+  const text = typeof e.port === 'number' ? `${addr}:${e.port}` : addr;
+  return text === host ? '' : ` (${text})`;
 }
 
 function connectionMessage(code: string | undefined, err: unknown, host: string): string {
@@ -120,7 +128,7 @@ function connectionMessage(code: string | undefined, err: unknown, host: string)
   const detail = typeof e.message === 'string' ? e.message : String(err);
   switch (code) {
     case 'ECONNREFUSED':
-      return `connection refused by ${host}${endpoint(e)}`;
+      return `connection refused by ${host}${endpoint(e, host)}`;
     case 'ECONNRESET':
       return `connection reset by ${host}`;
     case 'ENOTFOUND':
@@ -155,7 +163,12 @@ export function describeFailure(err: unknown, host: string): { failure: FailureK
   }
   const code = firstCode(err);
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
-    const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connecting' : code === 'UND_ERR_BODY_TIMEOUT' ? 'reading the body' : 'waiting';
+    const phase =
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+        ? 'connecting'
+        : code === 'UND_ERR_BODY_TIMEOUT'
+          ? 'reading the body'
+          : 'waiting';
     return { failure: 'timeout', error: `timed out ${phase} (${code})` };
   }
   if (code !== undefined && INVALID_CODES.has(code)) {

@@ -109,17 +109,20 @@ describe('request', () => {
     expect(new Webhook(SECRET).verify(server.requests[0]!.body, headers as Record<string, string>)).toEqual({ a: 1 });
   });
 
-  it.each(['GET', 'HEAD'] as const)('%s sends no body (and no content-type), signed over the empty body', async (method) => {
-    const outcome = await handler.execute(target('/hook', { method }), { ignored: true }, makeContext());
-    expect(outcome.ok).toBe(true);
-    const [req] = server.requests;
-    expect(req!.method).toBe(method);
-    expect(req!.body).toBe('');
-    expect(req!.headers['content-type']).toBeUndefined();
-    expect(req!.headers['transfer-encoding']).toBeUndefined();
-    expect(['0', undefined]).toContain(req!.headers['content-length']);
-    expect(() => new Webhook(SECRET).verify('', req!.headers as Record<string, string>)).not.toThrow();
-  });
+  it.each(['GET', 'HEAD'] as const)(
+    '%s sends no body (and no content-type), signed over the empty body',
+    async (method) => {
+      const outcome = await handler.execute(target('/hook', { method }), { ignored: true }, makeContext());
+      expect(outcome.ok).toBe(true);
+      const [req] = server.requests;
+      expect(req!.method).toBe(method);
+      expect(req!.body).toBe('');
+      expect(req!.headers['content-type']).toBeUndefined();
+      expect(req!.headers['transfer-encoding']).toBeUndefined();
+      expect(['0', undefined]).toContain(req!.headers['content-length']);
+      expect(() => new Webhook(SECRET).verify('', req!.headers as Record<string, string>)).not.toThrow();
+    },
+  );
 
   it('sends an empty body for an undefined payload and "null" for null', async () => {
     await handler.execute(target(), undefined, makeContext());
@@ -180,9 +183,16 @@ describe('response', () => {
     [408, '0', 0],
     [502, 'soon', null],
   ])('%i is a retryable http failure with Retry-After %s parsed', async (status, retryAfter, expected) => {
-    respond = (_req, res) => res.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end('busy');
+    respond = (_req, res) =>
+      res.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end('busy');
     const outcome = await handler.execute(target(), {}, makeContext());
-    expect(outcome).toMatchObject({ ok: false, failure: 'http', httpStatus: status, retryAfterMs: expected, responseSnippet: 'busy' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: 'http',
+      httpStatus: status,
+      retryAfterMs: expected,
+      responseSnippet: 'busy',
+    });
     expect(outcome.error).toMatch(new RegExp(`^HTTP ${status}`));
     expect(isRetryable(outcome.failure!, outcome.httpStatus)).toBe(true);
   });
@@ -197,12 +207,19 @@ describe('response', () => {
   it.each([400, 401, 404, 410, 422])('%i is a non-retryable http failure', async (status) => {
     respond = (_req, res) => res.writeHead(status, { 'retry-after': '5' }).end('{"error":"nope"}');
     const outcome = await handler.execute(target(), {}, makeContext());
-    expect(outcome).toMatchObject({ ok: false, failure: 'http', httpStatus: status, retryAfterMs: null, responseSnippet: '{"error":"nope"}' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: 'http',
+      httpStatus: status,
+      retryAfterMs: null,
+      responseSnippet: '{"error":"nope"}',
+    });
     expect(isRetryable(outcome.failure!, outcome.httpStatus)).toBe(false);
   });
 
   it('does not follow redirects', async () => {
-    respond = (req, res) => (req.url === '/moved' ? res.writeHead(301, { location: '/elsewhere' }).end() : res.end('followed!'));
+    respond = (req, res) =>
+      req.url === '/moved' ? res.writeHead(301, { location: '/elsewhere' }).end() : res.end('followed!');
     const outcome = await handler.execute(target('/moved'), {}, makeContext());
     expect(outcome).toMatchObject({ ok: false, failure: 'http', httpStatus: 301 });
     expect(outcome.error).toContain('redirect to /elsewhere not followed');

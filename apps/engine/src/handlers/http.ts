@@ -120,7 +120,8 @@ export class HttpHandler implements Handler<HttpTarget> {
     let timer: NodeJS.Timeout | undefined;
     try {
       const method = String(target?.method ?? '').toUpperCase() as HttpMethod;
-      if (!HTTP_METHODS.includes(method)) throw new InvalidTargetError(`unsupported method ${JSON.stringify(target?.method)}`);
+      if (!HTTP_METHODS.includes(method))
+        throw new InvalidTargetError(`unsupported method ${JSON.stringify(target?.method)}`);
       const timeoutMs = ctx.timeoutMs;
       if (!(timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${timeoutMs}`);
 
@@ -156,13 +157,17 @@ export class HttpHandler implements Handler<HttpTarget> {
         headersTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
         bodyTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
       });
-      // An abort after readPrefix settles would otherwise emit 'error' with no listener.
       status = res.statusCode;
+      // An abort after readPrefix settles would otherwise emit 'error' with no listener.
       res.body.on('error', () => {});
       const { bytes } = await readPrefix(res.body, this.maxResponseBytes);
       // Best effort: lets a short remainder be discarded so the socket returns to the
       // pool; a long one is cut off. Either way the outcome is already decided.
       await res.body.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => {});
+      // undici hands a finished HTTP/1.1 socket back to its pool only after a setImmediate
+      // (client-h1 onMessageComplete); wait that turn so the caller's next delivery to
+      // this origin reuses the socket instead of racing it and opening another.
+      await new Promise((resolve) => setImmediate(resolve));
 
       return this.fromResponse(res.statusCode, res.statusText, res.headers, bytes, ctx);
     } catch (err) {
@@ -187,13 +192,17 @@ export class HttpHandler implements Handler<HttpTarget> {
     if (status >= 200 && status <= 299) {
       return { ok: true, httpStatus: status, error: null, responseSnippet, retryAfterMs: null };
     }
-    const retryAfterMs = isRetryable('http', status) ? parseRetryAfter(headerValue(headers['retry-after']), ctx.now()) : null;
+    const retryAfterMs = isRetryable('http', status)
+      ? parseRetryAfter(headerValue(headers['retry-after']), ctx.now())
+      : null;
     let error = `HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
     if (status >= 300 && status <= 399) {
       // Following redirects would let a public URL bounce the request to an internal
       // one after the guard approved it, and re-POST a signed body somewhere unvetted.
-      const location = headerValue(headers['location']);
-      error += location ? `: redirect to ${location.slice(0, MAX_LOCATION_CHARS)} not followed` : ': redirects are not followed';
+      const location = headerValue(headers.location);
+      error += location
+        ? `: redirect to ${location.slice(0, MAX_LOCATION_CHARS)} not followed`
+        : ': redirects are not followed';
     }
     return { ok: false, failure: 'http', httpStatus: status, error, responseSnippet, retryAfterMs };
   }

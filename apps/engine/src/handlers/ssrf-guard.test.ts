@@ -147,7 +147,12 @@ describe('checkTarget', () => {
   });
 
   it('rejects other schemes and embedded credentials as invalid', () => {
-    for (const raw of ['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'https://user:pw@example.com/']) {
+    for (const raw of [
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'gopher://example.com/',
+      'https://user:pw@example.com/',
+    ]) {
       expect(() => checkTarget(new URL(raw), strict), raw).toThrow(InvalidTargetError);
     }
   });

@@ -124,7 +124,10 @@ export async function resolveChecked(
   options: GuardOptions,
 ): Promise<ResolvedAddress[]> {
   const literal = literalIp(hostname);
-  const answers = literal !== null ? [{ address: literal, family: net.isIP(literal) }] : await (options.resolver ?? systemResolver)(hostname);
+  const answers =
+    literal !== null
+      ? [{ address: literal, family: net.isIP(literal) }]
+      : await (options.resolver ?? systemResolver)(hostname);
   for (const a of answers) assertAllowed(a.address, hostname, options);
   const checked = answers
     .map((a) => ({ address: a.address, family: net.isIP(a.address) }))
@@ -151,7 +154,8 @@ export function createGuardedLookup(options: GuardOptions): LookupFunction {
         : typeof lookupOptions === 'number'
           ? { family: lookupOptions }
           : {};
-    const family = opts.family === 4 || opts.family === 'IPv4' ? 4 : opts.family === 6 || opts.family === 'IPv6' ? 6 : 0;
+    const family =
+      opts.family === 4 || opts.family === 'IPv4' ? 4 : opts.family === 6 || opts.family === 'IPv6' ? 6 : 0;
     const all = opts.all === true;
 
     resolveChecked(hostname, family, options).then(

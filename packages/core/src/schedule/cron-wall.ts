@@ -3,7 +3,15 @@
 // Each search jumps straight to the next allowed month, day, hour, minute and second, so it
 // costs a handful of steps, not one per candidate second.
 
-import { SECONDS_PER_DAY, civilFromDays, daysFromCivil, daysInMonth, weekdayFromDays } from './civil';
+import {
+  civilFromDays,
+  daysFromCivil,
+  daysInMonth,
+  MAX_YEAR,
+  MIN_YEAR,
+  SECONDS_PER_DAY,
+  weekdayFromDays,
+} from './civil';
 import { type CompiledCron, dayMatches } from './cron-expression';
 
 /** Smallest matching second-of-day >= sod, or -1. */

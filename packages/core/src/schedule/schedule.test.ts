@@ -193,7 +193,7 @@ describe('dstNoteFor', () => {
       '01:30 occurs twice on 2026-11-01 in America/New_York (clocks go back from 02:00 to 01:00); this schedule runs only at the first occurrence (UTC-04:00)',
     );
     expect(note('*/30 * * * *', 'America/New_York', '2026-11-01T06:30:00Z')).toBe(
-      "01:30 occurs twice on 2026-11-01 in America/New_York (clocks go back from 02:00 to 01:00); because the hour field is '*', it runs at both; this is the second (UTC-05:00)",
+      '01:30 occurs twice on 2026-11-01 in America/New_York (clocks go back from 02:00 to 01:00); the hour field matches every hour, so it runs at both; this is the second (UTC-05:00)',
     );
   });
 

@@ -241,7 +241,7 @@ function describe(s: DstSituation, zoneName: string, everyHour: boolean, offset:
     case 'repeated': {
       const head = `${formatLocalTime(s.wall)} occurs twice on ${formatLocalDate(s.wall)} in ${zoneName} (clocks go back from ${from} to ${to})`;
       if (!everyHour) return `${head}; this schedule runs only at the first occurrence (${formatOffset(offset)})`;
-      return `${head}; because the hour field is '*', it runs at both; this is the ${s.occurrence} (${formatOffset(offset)})`;
+      return `${head}; the hour field matches every hour, so it runs at both; this is the ${s.occurrence} (${formatOffset(offset)})`;
     }
     case 'transition-day': {
       const direction = tr.after > tr.before ? 'go forward' : 'go back';

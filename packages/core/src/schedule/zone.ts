@@ -3,7 +3,7 @@
 // zone and UTC year and bisecting to the exact second of every change; after that a lookup
 // is a couple of comparisons, which is what lets the cron search run in microseconds.
 
-import { SECONDS_PER_DAY, daysFromCivil, utcYearOf } from './civil';
+import { daysFromCivil, MAX_YEAR, MIN_YEAR, SECONDS_PER_DAY, utcYearOf } from './civil';
 
 /** A change of UTC offset: from `at` (seconds since the epoch) on, `after` applies. */
 export interface Transition {

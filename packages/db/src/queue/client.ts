@@ -20,6 +20,8 @@ export interface QueueClientOptions {
   supervise?: boolean;
   max?: number;
   onError?: (err: Error) => void;
+  /** server-side limit on idle-in-transaction sessions (a SIGSTOPped node must not hold pg-boss's locks forever) */
+  idleInTransactionTimeoutMs?: number;
 }
 
 const known = new WeakMap<PgBoss, Set<string>>();
@@ -36,6 +38,7 @@ export async function createQueueClient(url: string, options: QueueClientOptions
     monitorIntervalSeconds: 15,
     maintenanceIntervalSeconds: 300,
     application_name: 'belfry-queue',
+    options: `-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? 10_000}`,
   });
   boss.on('error', options.onError ?? (() => {}));
   await boss.start();
@@ -50,7 +53,12 @@ export async function ensureQueues(boss: QueueClient, names: Iterable<string>): 
     cache = new Set();
     known.set(boss, cache);
   }
-  for (const name of names) {
+  const missing = [...names].filter((n) => !cache.has(n));
+  if (!missing.length) return;
+  // Most queues exist already (created by another process); only create the rest, since
+  // createQueue serialises on an advisory lock.
+  for (const q of await boss.getQueues(missing)) cache.add(q.name);
+  for (const name of missing) {
     if (cache.has(name)) continue;
     await boss.createQueue(name, { ...QUEUE_OPTIONS });
     cache.add(name);

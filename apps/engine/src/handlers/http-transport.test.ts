@@ -1,0 +1,238 @@
+// The HTTP handler's transport behaviour against real loopback servers: deadlines,
+// cancellation, connection failures, bounded reading of hostile response bodies,
+// keep-alive reuse, and the SSRF guard end to end (refused targets see no request).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpHandler, type HttpTarget } from './http';
+import { closedPort, makeContext, startServer, type TestServer } from './testing';
+
+const post = (url: string): HttpTarget => ({ type: 'http', url, method: 'POST' });
+
+describe('deadlines and failures', () => {
+  let handler: HttpHandler;
+  let server: TestServer | undefined;
+  beforeAll(() => {
+    handler = new HttpHandler({ allowPrivateTargets: true });
+  });
+  afterAll(() => handler.close());
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('aborts a target that never answers at timeoutMs', async () => {
+    server = await startServer(() => {}); // accepts, reads the request, never responds
+    const outcome = await handler.execute(post(`${server.url}/slow`), {}, makeContext({ timeoutMs: 300 }));
+    expect(outcome).toMatchObject({ ok: false, failure: 'timeout', error: 'timed out after 0.3s', httpStatus: null });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('counts a body that stalls after the headers against the same deadline', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial');
+    });
+    const outcome = await handler.execute(post(`${server.url}/`), {}, makeContext({ timeoutMs: 300 }));
+    expect(outcome).toMatchObject({ ok: false, failure: 'timeout', httpStatus: 200 });
+  });
+
+  it('reports a cancelled run as a retryable connection failure', async () => {
+    server = await startServer(() => {});
+    const controller = new AbortController();
+    const pending = handler.execute(post(`${server.url}/`), {}, makeContext({ signal: controller.signal }));
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort(new Error('node shutting down'));
+    expect(await pending).toMatchObject({ ok: false, failure: 'connection', error: 'cancelled: node shutting down' });
+  });
+
+  it('does not send anything when the signal is already aborted', async () => {
+    server = await startServer((_req, res) => res.end());
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await handler.execute(post(`${server.url}/`), {}, makeContext({ signal: controller.signal }));
+    expect(outcome).toMatchObject({ ok: false, failure: 'connection', error: 'cancelled' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('reports a refused connection as a connection failure', async () => {
+    const port = await closedPort();
+    const outcome = await handler.execute(post(`http://127.0.0.1:${port}/`), {}, makeContext());
+    expect(outcome).toMatchObject({ ok: false, failure: 'connection', httpStatus: null });
+    expect(outcome.error).toBe(`connection refused by 127.0.0.1:${port}`);
+  });
+
+  it('reports a connection dropped before the response as a connection failure', async () => {
+    server = await startServer((req) => req.socket.destroy());
+    const outcome = await handler.execute(post(`${server.url}/`), {}, makeContext());
+    expect(outcome).toMatchObject({ ok: false, failure: 'connection' });
+    expect(outcome.error).toContain(`127.0.0.1:${server.port}`);
+  });
+});
+
+describe('response bodies', () => {
+  let handler: HttpHandler;
+  let server: TestServer | undefined;
+  beforeAll(() => {
+    handler = new HttpHandler({ allowPrivateTargets: true });
+  });
+  afterAll(() => handler.close());
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  const fetchSnippet = async (body: string | Buffer) => {
+    server = await startServer((_req, res) => res.end(body));
+    const outcome = await handler.execute(post(`${server.url}/`), {}, makeContext());
+    expect(outcome.ok).toBe(true);
+    return outcome.responseSnippet;
+  };
+
+  it('keeps short bodies whole and an empty body as null', async () => {
+    expect(await fetchSnippet('{"received":true}')).toBe('{"received":true}');
+    await server!.close();
+    expect(await fetchSnippet('')).toBeNull();
+  });
+
+  it('caps the snippet at 4096 bytes', async () => {
+    const snippet = await fetchSnippet('a'.repeat(10_000));
+    expect(snippet).toBe('a'.repeat(4096));
+  });
+
+  it('cuts before a multi-byte character that straddles the limit', async () => {
+    // '€' is 3 bytes: at offset 4095 it would need bytes 4095..4097.
+    const straddling = await fetchSnippet(`${'a'.repeat(4095)}€${'b'.repeat(100)}`);
+    expect(straddling).toBe('a'.repeat(4095));
+    await server!.close();
+    // At offset 4093 it ends exactly on the limit and is kept.
+    const fitting = await fetchSnippet(`${'a'.repeat(4093)}€${'b'.repeat(100)}`);
+    expect(fitting).toBe(`${'a'.repeat(4093)}€`);
+    expect(Buffer.byteLength(fitting!)).toBe(4096);
+    await server!.close();
+    // A 4-byte character, and a body exactly 4096 bytes long.
+    expect(await fetchSnippet(`${'a'.repeat(4094)}🔔`)).toBe('a'.repeat(4094));
+    await server!.close();
+    expect(await fetchSnippet(`${'a'.repeat(4092)}🔔`)).toBe(`${'a'.repeat(4092)}🔔`);
+  });
+
+  it('honours a custom maxResponseBytes', async () => {
+    const small = new HttpHandler({ allowPrivateTargets: true, maxResponseBytes: 10 });
+    server = await startServer((_req, res) => res.end('0123456789abcdef'));
+    const outcome = await small.execute(post(`${server.url}/`), {}, makeContext());
+    await small.close();
+    expect(outcome.responseSnippet).toBe('0123456789');
+  });
+
+  it('stops reading a huge streamed body instead of buffering it', async () => {
+    const total = 50 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let written = 0;
+    let closed!: Promise<void>;
+    server = await startServer((_req, res) => {
+      closed = new Promise((resolve) => res.on('close', resolve));
+      res.writeHead(200, { 'content-length': String(total) });
+      const pump = () => {
+        while (written < total && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (written >= total) res.end();
+      };
+      pump();
+    });
+    const outcome = await handler.execute(post(`${server.url}/`), {}, makeContext({ timeoutMs: 30_000 }));
+    expect(outcome).toMatchObject({ ok: true, httpStatus: 200 });
+    expect(Buffer.byteLength(outcome.responseSnippet!)).toBeLessThanOrEqual(4096);
+    await closed; // the handler hung up on the target...
+    expect(written).toBeLessThan(total); // ...long before it had sent everything
+  });
+});
+
+describe('keep-alive', () => {
+  let handler: HttpHandler;
+  let server: TestServer;
+  let body = 'ok';
+  beforeAll(async () => {
+    handler = new HttpHandler({ allowPrivateTargets: true });
+    server = await startServer((_req, res) => res.end(body));
+  });
+  afterAll(async () => {
+    await handler.close();
+    await server.close();
+  });
+
+  it('reuses one socket for sequential requests to an origin', async () => {
+    await handler.execute(post(`${server.url}/one`), {}, makeContext());
+    await handler.execute(post(`${server.url}/two`), {}, makeContext());
+    const [one, two] = server.requests;
+    expect(two!.socket === one!.socket).toBe(true);
+    expect(two!.remotePort).toBe(one!.remotePort);
+  });
+
+  it('still reuses the socket after a response longer than the snippet (short remainder drained)', async () => {
+    body = 'z'.repeat(20_000);
+    const before = server.requests.length;
+    await handler.execute(post(`${server.url}/long`), {}, makeContext());
+    body = 'ok';
+    await handler.execute(post(`${server.url}/after`), {}, makeContext());
+    const [long, after] = server.requests.slice(before);
+    expect(after!.socket === long!.socket).toBe(true);
+    expect(after!.remotePort).toBe(long!.remotePort);
+  });
+});
+
+describe('SSRF guard end to end', () => {
+  let v4: TestServer;
+  let v6: TestServer;
+  let strict: HttpHandler;
+  let permissive: HttpHandler;
+
+  beforeAll(async () => {
+    v4 = await startServer((_req, res) => res.end('reached'));
+    v6 = await startServer((_req, res) => res.end('reached'), '::1');
+    strict = new HttpHandler({ allowPrivateTargets: false });
+    permissive = new HttpHandler({ allowPrivateTargets: true });
+  });
+  afterAll(async () => {
+    await Promise.all([strict.close(), permissive.close(), v4.close(), v6.close()]);
+  });
+
+  const targets = () =>
+    [
+      [`http://127.0.0.1:${v4.port}/`, v4, '127.0.0.1 (loopback)'],
+      [`http://localhost:${v4.port}/`, v4, 'target localhost resolves to 127.0.0.1 (loopback)'],
+      [`http://2130706433:${v4.port}/`, v4, '127.0.0.1 (loopback)'],
+      [`http://0x7f.1:${v4.port}/`, v4, '127.0.0.1 (loopback)'],
+      [`http://[::1]:${v6.port}/`, v6, '::1 (loopback)'],
+      [`http://[::ffff:127.0.0.1]:${v4.port}/`, v4, '::ffff:7f00:1 (loopback)'],
+    ] as const;
+
+  it('refuses loopback targets in every spelling, before any request reaches them', async () => {
+    for (const [url, server, expected] of targets()) {
+      const outcome = await strict.execute(post(url), {}, makeContext());
+      expect(outcome, url).toMatchObject({ ok: false, failure: 'refused', httpStatus: null });
+      expect(outcome.error, url).toContain(expected);
+      expect(outcome.error, url).toContain('set BELFRY_ALLOW_PRIVATE_TARGETS=1 for development');
+      expect(server.requests, url).toHaveLength(0);
+    }
+  });
+
+  it('delivers to the same targets when private targets are allowed', async () => {
+    for (const [url, server] of targets()) {
+      const before = server.requests.length;
+      const outcome = await permissive.execute(post(url), {}, makeContext());
+      expect(outcome, url).toMatchObject({ ok: true, httpStatus: 200, responseSnippet: 'reached' });
+      expect(server.requests.length, url).toBe(before + 1);
+    }
+  });
+
+  it('refuses a name whose resolver answer is internal, even with a live pool for the IP', async () => {
+    const rebinding = new HttpHandler({
+      allowPrivateTargets: false,
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const outcome = await rebinding.execute(post(`http://hooks.example.com:${v4.port}/`), {}, makeContext());
+    await rebinding.close();
+    expect(outcome).toMatchObject({ ok: false, failure: 'refused' });
+    expect(outcome.error).toContain('target hooks.example.com resolves to 127.0.0.1 (loopback)');
+  });
+});

@@ -1,0 +1,107 @@
+// What the API answers: the Job, Run and other resource shapes of the public contract
+// (shared/CONTRACT.md §2). Contract tests parse every response with these (strictly), and
+// the OpenAPI document is generated from them.
+import { z } from 'zod';
+import { NullableTimestamp, pageOf, Timestamp } from './common';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES } from './job-input';
+import { HTTP_METHODS } from './target';
+
+export const JOB_STATUSES = ['active', 'paused', 'completed'] as const;
+export const RUN_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'dead', 'cancelled', 'skipped'] as const;
+export const RUN_TRIGGERS = ['schedule', 'manual', 'replay'] as const;
+export const ATTEMPT_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;
+
+export const Schedule = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('once'), runAt: Timestamp }),
+    z.strictObject({ type: z.literal('cron'), expression: z.string(), timezone: z.string() }),
+    z.strictObject({ type: z.literal('interval'), everySeconds: z.int() }),
+  ])
+  .meta({ id: 'Schedule' });
+
+export const Target = z
+  .strictObject({
+    type: z.literal('http'),
+    url: z.string(),
+    method: z.enum(HTTP_METHODS),
+    headers: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'Target' });
+
+export const Retry = z
+  .strictObject({ maxAttempts: z.int(), initialDelaySeconds: z.int(), maxDelaySeconds: z.int() })
+  .meta({ id: 'Retry' });
+
+export const Job = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    schedule: Schedule,
+    target: Target,
+    payload: z.unknown().meta({ description: 'Any JSON; null when none was given' }),
+    retry: Retry,
+    timeoutSeconds: z.int(),
+    priority: z.enum(PRIORITIES),
+    misfirePolicy: z.enum(MISFIRE_POLICIES),
+    overlapPolicy: z.enum(OVERLAP_POLICIES),
+    status: z.enum(JOB_STATUSES),
+    nextRunAt: NullableTimestamp.meta({ description: 'The next occurrence; null when paused or completed' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'Job' });
+export type JobView = z.output<typeof Job>;
+
+export const Attempt = z
+  .strictObject({
+    attempt: z.int(),
+    workerId: z.string().nullable(),
+    startedAt: Timestamp,
+    finishedAt: NullableTimestamp,
+    status: z.enum(ATTEMPT_STATUSES),
+    httpStatus: z.int().nullable(),
+    durationMs: z.int().nullable(),
+    error: z.string().nullable(),
+    responseSnippet: z.string().nullable(),
+  })
+  .meta({ id: 'Attempt' });
+export type AttemptView = z.output<typeof Attempt>;
+
+export const Run = z
+  .strictObject({
+    id: z.string(),
+    jobId: z.string(),
+    scheduledTime: Timestamp,
+    status: z.enum(RUN_STATUSES),
+    skipReason: z.enum(['misfire', 'overlap']).nullable(),
+    attempt: z.int(),
+    trigger: z.enum(RUN_TRIGGERS),
+    replayOf: z.string().nullable(),
+    createdAt: Timestamp,
+    startedAt: NullableTimestamp,
+    finishedAt: NullableTimestamp,
+    attempts: z.array(Attempt).meta({ description: 'Every delivery attempt, in order' }),
+  })
+  .meta({ id: 'Run' });
+export type RunView = z.output<typeof Run>;
+
+export const JobPage = pageOf(Job, 'JobPage');
+export const RunPage = pageOf(Run, 'RunPage');
+
+export const SigningSecret = z
+  .strictObject({
+    secret: z.string().meta({ example: 'whsec_...' }),
+    previous: z.string().nullable().meta({ description: 'Still signing for 24 h after a rotation' }),
+    previousExpiresAt: NullableTimestamp,
+  })
+  .meta({ id: 'SigningSecret' });
+
+export const SchedulePreview = z
+  .strictObject({ times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }) })
+  .meta({ id: 'SchedulePreview' });
+
+export const ReplayResult = z
+  .union([z.strictObject({ replayed: z.int() }), z.strictObject({ wouldReplay: z.int() })])
+  .meta({ id: 'ReplayResult', description: '`wouldReplay` answers a dry run' });
+
+export const Health = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });

@@ -1,0 +1,94 @@
+// The jobs table as services read it, and its mapping to the public Job shape. One SELECT
+// list so every read of a job (get, list, after a write) renders identically; nextRunAt
+// comes from the job's schedule entry, which exists only while the job is due to run.
+import type { ScheduleSpec } from '@belfry/core';
+import type { JobView } from '../schemas/resources';
+import { sortTsSql } from './pagination';
+
+export interface JobRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  schedule_type: 'once' | 'cron' | 'interval';
+  cron_expression: string | null;
+  timezone: string;
+  run_at: Date | null;
+  every_seconds: number | null;
+  anchor_at: Date;
+  target: { type: 'http'; url: string; method: JobView['target']['method']; headers: Record<string, string> };
+  payload: unknown;
+  retry_max_attempts: number;
+  retry_initial_delay_seconds: number;
+  retry_max_delay_seconds: number;
+  timeout_seconds: number;
+  priority: JobView['priority'];
+  misfire_policy: JobView['misfirePolicy'];
+  overlap_policy: JobView['overlapPolicy'];
+  status: JobView['status'];
+  partition: number;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  next_run_at: Date | null;
+  sort_ts: string;
+}
+
+export const JOB_SELECT = `
+  SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
+         j.anchor_at, j.target, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
+         j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.status,
+         j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, e.next_run_at,
+         ${sortTsSql('j.created_at')} AS sort_ts
+    FROM jobs j LEFT JOIN schedule_entries e ON e.job_id = j.id`;
+
+export function scheduleOf(row: JobRow): JobView['schedule'] {
+  switch (row.schedule_type) {
+    case 'once':
+      return { type: 'once', runAt: (row.run_at as Date).toISOString() };
+    case 'cron':
+      return { type: 'cron', expression: row.cron_expression as string, timezone: row.timezone };
+    case 'interval':
+      return { type: 'interval', everySeconds: row.every_seconds as number };
+  }
+}
+
+/** The spec the scheduler evaluates for this job (intervals count from anchor_at). */
+export function specOf(row: Pick<JobRow, 'schedule_type' | 'cron_expression' | 'timezone' | 'run_at' | 'every_seconds' | 'anchor_at'>): ScheduleSpec {
+  switch (row.schedule_type) {
+    case 'once':
+      return { type: 'once', runAt: row.run_at as Date };
+    case 'cron':
+      return { type: 'cron', expression: row.cron_expression as string, timezone: row.timezone };
+    case 'interval':
+      return { type: 'interval', everySeconds: row.every_seconds as number, anchor: row.anchor_at };
+  }
+}
+
+export function toJobView(row: JobRow): JobView {
+  return {
+    id: row.id,
+    name: row.name,
+    schedule: scheduleOf(row),
+    target: {
+      type: 'http',
+      url: row.target.url,
+      method: row.target.method,
+      headers: row.target.headers ?? {},
+    },
+    payload: row.payload ?? null,
+    retry: {
+      maxAttempts: row.retry_max_attempts,
+      initialDelaySeconds: row.retry_initial_delay_seconds,
+      maxDelaySeconds: row.retry_max_delay_seconds,
+    },
+    timeoutSeconds: row.timeout_seconds,
+    priority: row.priority,
+    misfirePolicy: row.misfire_policy,
+    overlapPolicy: row.overlap_policy,
+    status: row.status,
+    nextRunAt: row.status === 'active' && row.next_run_at ? row.next_run_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
