@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     NEXT_TELEMETRY_DISABLED: '1',
   });
   if (env.BELFRY_ROLES.trim() !== 'none') {
-    spawnChild('engine', join(root, 'node_modules/.bin/tsx'), ['apps/engine/src/main.ts'], root, {
+    spawnChild('engine', process.execPath, ['--import', 'tsx', 'apps/engine/src/main.ts'], root, {
       BELFRY_ROLES: env.BELFRY_ROLES,
     });
   }

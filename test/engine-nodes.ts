@@ -32,7 +32,9 @@ export interface StartEngineOptions {
 
 export function startEngineNode(options: StartEngineOptions): Promise<EngineNode> {
   const root = findRepoRoot();
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'apps/engine/src/main.ts')], {
+  // node with tsx's loader, not the tsx CLI: the CLI runs the program in a child process, and
+  // signals sent to it (SIGKILL, SIGSTOP) would not reach the engine.
+  const child = spawn(join(root, 'node_modules/.bin/node'), ['--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,0 +1,152 @@
+// Changes to existing jobs: patch, pause, resume, delete. Each locks the job row, changes
+// the job, its schedule entry and its not-yet-started runs in one transaction, bumps the
+// job's version and writes the audit log. The engine's scheduler only ever sees a job with
+// an entry (active, due) or without one.
+import type { Actor, ServiceDeps } from '../context';
+import { AppError } from '../errors';
+import { type JobPatchInput, RetryInput, type ScheduleInput } from '../schemas/job-input';
+import type { JobView } from '../schemas/resources';
+import { parseInput } from '../schemas/validate';
+import { authorize } from '../security/scopes';
+import { type Queryable, withTransaction } from '../sql/tx';
+import { auditSql } from './audit';
+import { canonicalJson } from './idempotency';
+import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
+import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
+import {
+  cancelFutureScheduledRuns,
+  cancelOpenRuns,
+  deleteScheduleEntry,
+  nextRunAt,
+  putScheduleEntry,
+} from './schedule-entries';
+
+function sameSchedule(row: JobRow, schedule: ScheduleInput): boolean {
+  return canonicalJson(scheduleOf(row)) === canonicalJson(schedule);
+}
+
+/** Puts the entry where the job's schedule says, or marks the job completed when it never fires again. */
+async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'active' | 'completed'> {
+  const next = nextRunAt(specOf(row), now);
+  if (!next) {
+    await deleteScheduleEntry(db, row.id);
+    return 'completed';
+  }
+  await putScheduleEntry(db, { jobId: row.id, tenantId: row.tenant_id, partition: row.partition, nextRunAt: next });
+  return 'active';
+}
+
+async function reread(db: Queryable, tenantId: string, jobId: string): Promise<JobView> {
+  return toJobView((await selectJob(db, tenantId, jobId)) as JobRow);
+}
+
+/**
+ * Changes any writable field. A changed schedule restarts from now (intervals re-anchor at
+ * now), cancels occurrences materialized ahead under the old schedule, and reactivates a
+ * completed job. Other changes leave the next occurrence where it is, so a due run is not
+ * skipped; runs read the job's definition when they execute, so they pick the change up.
+ */
+export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, patch: JobPatchInput): Promise<JobView> {
+  authorize(actor, 'jobs:write');
+  const now = nowMs(deps);
+  return withTransaction(deps.pool, async (db) => {
+    const row = await requireJob(db, actor.tenantId, jobId, true);
+    const retry = parseInput(
+      RetryInput,
+      {
+        maxAttempts: patch.retry?.maxAttempts ?? row.retry_max_attempts,
+        initialDelaySeconds: patch.retry?.initialDelaySeconds ?? row.retry_initial_delay_seconds,
+        maxDelaySeconds: patch.retry?.maxDelaySeconds ?? row.retry_max_delay_seconds,
+      },
+      ['retry'],
+    );
+    const scheduleChanged = patch.schedule !== undefined && !sameSchedule(row, patch.schedule);
+    const schedule = scheduleChanged && patch.schedule ? scheduleColumns(patch.schedule, now) : row;
+    const payload = patch.payload === undefined ? row.payload : patch.payload;
+    await db.query(
+      `UPDATE jobs SET name = $3, schedule_type = $4, cron_expression = $5, timezone = $6, run_at = $7,
+              every_seconds = $8, anchor_at = $9, target = $10::jsonb, payload = $11::jsonb,
+              retry_max_attempts = $12, retry_initial_delay_seconds = $13, retry_max_delay_seconds = $14,
+              timeout_seconds = $15, priority = $16, misfire_policy = $17, overlap_policy = $18,
+              version = version + 1, updated_at = $19
+        WHERE id = $1 AND tenant_id = $2`,
+      [
+        row.id,
+        row.tenant_id,
+        patch.name ?? row.name,
+        schedule.schedule_type,
+        schedule.cron_expression,
+        schedule.timezone,
+        schedule.run_at,
+        schedule.every_seconds,
+        schedule.anchor_at,
+        JSON.stringify(patch.target ?? row.target),
+        payload === null || payload === undefined ? null : JSON.stringify(payload),
+        retry.maxAttempts,
+        retry.initialDelaySeconds,
+        retry.maxDelaySeconds,
+        patch.timeoutSeconds ?? row.timeout_seconds,
+        patch.priority ?? row.priority,
+        patch.misfirePolicy ?? row.misfire_policy,
+        patch.overlapPolicy ?? row.overlap_policy,
+        now,
+      ],
+    );
+    if (scheduleChanged) {
+      await cancelFutureScheduledRuns(db, row.tenant_id, row.id, now);
+      if (row.status !== 'paused') {
+        const updated = { ...row, ...schedule };
+        const status = await reschedule(db, updated, now);
+        await db.query('UPDATE jobs SET status = $2 WHERE id = $1', [row.id, status]);
+      }
+    }
+    await auditSql(db, actor, 'job.updated', 'job', row.id, { fields: Object.keys(patch).sort(), scheduleChanged });
+    return reread(db, actor.tenantId, row.id);
+  });
+}
+
+/** Stops scheduling and cancels runs that have not started; running ones finish. Idempotent. */
+export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<JobView> {
+  authorize(actor, 'jobs:write');
+  const now = nowMs(deps);
+  return withTransaction(deps.pool, async (db) => {
+    const row = await requireJob(db, actor.tenantId, jobId, true);
+    if (row.status === 'paused') return toJobView(row);
+    if (row.status === 'completed') throw new AppError('conflict', 'the job has completed; there is nothing to pause');
+    await db.query(`UPDATE jobs SET status = 'paused', version = version + 1, updated_at = $2 WHERE id = $1`, [row.id, now]);
+    await deleteScheduleEntry(db, row.id);
+    const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
+    await auditSql(db, actor, 'job.paused', 'job', row.id, { cancelledRuns: cancelled });
+    return reread(db, actor.tenantId, row.id);
+  });
+}
+
+/** Schedules again from now (an interval keeps its anchor, so its phase is unchanged). Idempotent. */
+export async function resumeJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<JobView> {
+  authorize(actor, 'jobs:write');
+  const now = nowMs(deps);
+  return withTransaction(deps.pool, async (db) => {
+    const row = await requireJob(db, actor.tenantId, jobId, true);
+    if (row.status === 'active') return toJobView(row);
+    if (row.status === 'completed') {
+      throw new AppError('conflict', 'the job has completed; change its schedule to run it again');
+    }
+    const status = await reschedule(db, row, now);
+    await db.query('UPDATE jobs SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1', [row.id, status, now]);
+    await auditSql(db, actor, 'job.resumed', 'job', row.id, {});
+    return reread(db, actor.tenantId, row.id);
+  });
+}
+
+/** Soft delete: the job disappears from the API, its open runs are cancelled, history stays. */
+export async function deleteJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<void> {
+  authorize(actor, 'jobs:write');
+  const now = nowMs(deps);
+  await withTransaction(deps.pool, async (db) => {
+    const row = await requireJob(db, actor.tenantId, jobId, true);
+    await db.query('UPDATE jobs SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE id = $1', [row.id, now]);
+    await deleteScheduleEntry(db, row.id);
+    const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
+    await auditSql(db, actor, 'job.deleted', 'job', row.id, { name: row.name, cancelledRuns: cancelled });
+  });
+}

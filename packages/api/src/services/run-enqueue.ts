@@ -1,0 +1,43 @@
+// Creates manual and replay runs: the run rows and their pg-boss messages are written on
+// the same client inside the caller's transaction, so a crash or an error leaves neither
+// (a run without a message would never execute; a message without a run is dropped).
+import { newId } from '@belfry/core';
+import { enqueueRuns, pgExecutor, type QueueClient } from '@belfry/db';
+import type pg from 'pg';
+import type { RunRow } from './run-rows';
+import { RUN_COLUMNS } from './run-rows';
+
+export interface NewRun {
+  jobId: string;
+  priority: 'high' | 'normal' | 'low';
+  replayOf: string | null;
+}
+
+/**
+ * Inserts runs requested at `now` (their scheduled time, which their ids encode) and
+ * enqueues them. `client` must be inside BEGIN.
+ */
+export async function insertAndEnqueueRuns(
+  client: pg.PoolClient,
+  queue: QueueClient,
+  tenantId: string,
+  now: Date,
+  runs: NewRun[],
+): Promise<RunRow[]> {
+  if (!runs.length) return [];
+  const ids = runs.map(() => newId('run', now));
+  const { rows } = await client.query<RunRow>(
+    `INSERT INTO runs AS r (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, replay_of, priority, created_at)
+     SELECT u.id, $1, u.job_id, $2, 'pending', 0, CASE WHEN u.replay_of IS NULL THEN 'manual' ELSE 'replay' END,
+            u.replay_of, u.priority, $2
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS u(id, job_id, replay_of, priority)
+     RETURNING ${RUN_COLUMNS}, '' AS sort_ts`,
+    [tenantId, now, ids, runs.map((r) => r.jobId), runs.map((r) => r.replayOf), runs.map((r) => r.priority)],
+  );
+  await enqueueRuns(
+    queue,
+    pgExecutor(client),
+    rows.map((r) => ({ runId: r.id, tenantId, priority: r.priority, scheduledTime: r.scheduled_time })),
+  );
+  return rows;
+}

@@ -1,0 +1,116 @@
+// The runs and run_attempts tables as services read them, and their mapping to the public
+// Run shape. Both tables are partitioned by scheduled_time, which a run id encodes, so every
+// lookup passes it and touches one partition.
+import { idTime, isId } from '@belfry/core';
+import type { AttemptView, RunView } from '../schemas/resources';
+import type { Queryable } from '../sql/tx';
+import { sortTsSql } from './pagination';
+
+export interface RunRow {
+  id: string;
+  tenant_id: string;
+  job_id: string;
+  scheduled_time: Date;
+  status: RunView['status'];
+  skip_reason: RunView['skipReason'];
+  attempt: number;
+  trigger: RunView['trigger'];
+  replay_of: string | null;
+  priority: 'high' | 'normal' | 'low';
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  sort_ts: string;
+}
+
+interface AttemptRow {
+  run_id: string;
+  attempt: number;
+  worker_id: string | null;
+  status: AttemptView['status'];
+  started_at: Date;
+  finished_at: Date | null;
+  http_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  response_snippet: string | null;
+}
+
+export const RUN_COLUMNS = `r.id, r.tenant_id, r.job_id, r.scheduled_time, r.status, r.skip_reason, r.attempt, r.trigger,
+  r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at`;
+
+/** RUN_COLUMNS plus the cursor's sort key over `column`. */
+export function runSelect(sortColumn: string): string {
+  return `SELECT ${RUN_COLUMNS}, ${sortTsSql(sortColumn)} AS sort_ts FROM runs r`;
+}
+
+/** The partition key of a run id, or null for anything that is not a run id. */
+export function runKey(runId: string): { id: string; scheduledTime: Date } | null {
+  if (!isId('run', runId)) return null;
+  const scheduledTime = idTime(runId);
+  return scheduledTime ? { id: runId, scheduledTime } : null;
+}
+
+export async function selectRun(
+  db: Queryable,
+  tenantId: string,
+  runId: string,
+  lock = false,
+): Promise<RunRow | null> {
+  const key = runKey(runId);
+  if (!key) return null;
+  const { rows } = await db.query<RunRow>(
+    `${runSelect('r.scheduled_time')} WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3${lock ? ' FOR UPDATE' : ''}`,
+    [key.id, key.scheduledTime, tenantId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Attempts of several runs in one query, grouped by run id, each in attempt order. */
+export async function loadAttempts(db: Queryable, tenantId: string, runs: RunRow[]): Promise<Map<string, AttemptView[]>> {
+  const byRun = new Map<string, AttemptView[]>(runs.map((r) => [r.id, []]));
+  if (!runs.length) return byRun;
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT run_id, attempt, worker_id, status, started_at, finished_at, http_status, duration_ms, error, response_snippet
+       FROM run_attempts
+      WHERE run_id = ANY($1::text[]) AND scheduled_time = ANY($2::timestamptz[]) AND tenant_id = $3
+      ORDER BY run_id, attempt`,
+    [runs.map((r) => r.id), [...new Set(runs.map((r) => r.scheduled_time.toISOString()))], tenantId],
+  );
+  for (const a of rows) {
+    byRun.get(a.run_id)?.push({
+      attempt: a.attempt,
+      workerId: a.worker_id,
+      startedAt: a.started_at.toISOString(),
+      finishedAt: a.finished_at?.toISOString() ?? null,
+      status: a.status,
+      httpStatus: a.http_status,
+      durationMs: a.duration_ms,
+      error: a.error,
+      responseSnippet: a.response_snippet,
+    });
+  }
+  return byRun;
+}
+
+export function toRunView(row: RunRow, attempts: AttemptView[]): RunView {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    scheduledTime: row.scheduled_time.toISOString(),
+    status: row.status,
+    skipReason: row.skip_reason,
+    attempt: row.attempt,
+    trigger: row.trigger,
+    replayOf: row.replay_of,
+    createdAt: row.created_at.toISOString(),
+    startedAt: row.started_at?.toISOString() ?? null,
+    finishedAt: row.finished_at?.toISOString() ?? null,
+    attempts,
+  };
+}
+
+export async function withAttempts(db: Queryable, tenantId: string, rows: RunRow[]): Promise<RunView[]> {
+  const attempts = await loadAttempts(db, tenantId, rows);
+  return rows.map((r) => toRunView(r, attempts.get(r.id) ?? []));
+}
