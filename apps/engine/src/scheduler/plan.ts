@@ -16,7 +16,7 @@ export type MisfirePolicy = 'run_once' | 'catch_up' | 'skip';
 
 export interface PlanOptions {
   misfireGraceMs: number;
-  /** catch_up: at most this many missed occurrences run; older ones are recorded skipped */
+  /** catch_up: at most this many (>= 1) missed occurrences run; older ones are recorded skipped */
   catchUpMax: number;
   /** catch_up: at most this many missed occurrences are materialized per job per scan */
   catchUpPerScan: number;
@@ -91,24 +91,22 @@ export function planEntry(
 
   // catch_up: run the newest `catchUpMax` missed occurrences, a few per scan, oldest first;
   // anything older than that is recorded as skipped so an outage cannot become a storm.
+  // The oldest one to run is found by stepping back from `latest`, so the cost is bounded by
+  // catchUpMax whatever the length of the outage.
   const occurrences: PlannedOccurrence[] = [];
   let unrecordedSkips = 0;
   let start = due;
   if (missed > options.catchUpMax) {
-    const dropCount = missed - options.catchUpMax;
-    const dropped = occurrencesFrom(spec, due, latest, Math.min(dropCount, options.skipRecordMax));
-    occurrences.push(...dropped.map(skipped));
-    unrecordedSkips = dropCount - dropped.length;
-    // the first occurrence to run is the (dropCount+1)-th; walk there from the last recorded one
-    let cursor = dropped.at(-1) ?? due;
-    let remaining = dropCount - dropped.length;
-    while (remaining > 0) {
-      const step = fireTimesBetween(spec, cursor, latest, Math.min(remaining, 10_000));
-      if (!step.length) break;
-      cursor = step.at(-1) as Date;
-      remaining -= step.length;
+    let first = latest;
+    for (let i = 1; i < options.catchUpMax; i++) {
+      const previous = latestFireTimeAtOrBefore(spec, due, new Date(first.getTime() - 1));
+      if (!previous) break;
+      first = previous;
     }
-    start = nextFireTime(spec, cursor) ?? latest;
+    const dropped = occurrencesFrom(spec, due, new Date(first.getTime() - 1), options.skipRecordMax);
+    occurrences.push(...dropped.map(skipped));
+    unrecordedSkips = missed - options.catchUpMax - dropped.length;
+    start = first;
   }
   const runs = occurrencesFrom(spec, start, latest, options.catchUpPerScan);
   occurrences.push(...runs.map(pending));

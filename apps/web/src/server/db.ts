@@ -1,11 +1,8 @@
-// One pg pool per web process. The web app is always started with DATABASE_URL (by
-// `npm start`, or by the operator); without it, it resolves the shared embedded server.
-import { createPool, resolveDatabase } from '@belfry/db';
+// The web process's pg pool, for server code that needs raw SQL outside a domain service.
+// It is the pool of the shared ServiceDeps (see deps.ts), not a second one.
 import type pg from 'pg';
+import { getDeps } from './deps';
 
-let pool: Promise<pg.Pool> | undefined;
-
-export function getPool(): Promise<pg.Pool> {
-  pool ??= resolveDatabase().then((target) => createPool(target.url, { max: 20, name: 'belfry-web' }));
-  return pool;
+export async function getPool(): Promise<pg.Pool> {
+  return (await getDeps()).pool;
 }

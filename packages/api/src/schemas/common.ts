@@ -22,6 +22,14 @@ export const InstantInput = z.iso
   .refine((d) => d.getTime() >= 0, { error: 'must be after 1970-01-01' })
   .meta({ override: { type: 'string', format: 'date-time' } });
 
+/** Documents a digits-only query parameter as the integer it is parsed into. */
+export function integerParam(bounds: { minimum: number; maximum?: number; default?: number }) {
+  return ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    for (const key of Object.keys(jsonSchema)) if (key !== 'description') delete jsonSchema[key];
+    Object.assign(jsonSchema, { type: 'integer' }, bounds);
+  };
+}
+
 export const LimitParam = z
   .string()
   .regex(/^\d{1,6}$/, { error: `must be an integer from 1 to ${MAX_LIMIT}` })
@@ -29,7 +37,7 @@ export const LimitParam = z
   .pipe(z.int().min(1, { error: `must be an integer from 1 to ${MAX_LIMIT}` }).max(MAX_LIMIT, { error: `must be an integer from 1 to ${MAX_LIMIT}` }))
   .meta({
     description: `Page size (default 50, at most ${MAX_LIMIT})`,
-    override: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 50 },
+    override: integerParam({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
   });
 
 export const CursorParam = z

@@ -1,7 +1,7 @@
 // Query strings and small request bodies of the list and action endpoints.
 import { z } from 'zod';
-import { CursorParam, InstantInput, JobIdInput, LimitParam, RunIdInput } from './common';
-import { CronExpression, IntervalScheduleInput, TimeZone } from './job-input';
+import { CursorParam, InstantInput, integerParam, JobIdInput, LimitParam, RunIdInput } from './common';
+import { CronExpression, IntervalScheduleInput, MAX_INTERVAL_SECONDS, TimeZone } from './job-input';
 import { JOB_STATUSES, RUN_STATUSES } from './resources';
 
 export const ListJobsQuery = z.strictObject({
@@ -38,7 +38,7 @@ export const SchedulePreviewQuery = z
       .transform(Number)
       .pipe(IntervalScheduleInput.shape.everySeconds)
       .optional()
-      .meta({ override: { type: 'integer', minimum: 1 } }),
+      .meta({ override: integerParam({ minimum: 1, maximum: MAX_INTERVAL_SECONDS }) }),
     from: InstantInput.optional().meta({ description: 'Default: now' }),
     count: z
       .string()
@@ -46,7 +46,7 @@ export const SchedulePreviewQuery = z
       .transform(Number)
       .pipe(z.int().min(1, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` }).max(MAX_PREVIEW_COUNT, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` }))
       .optional()
-      .meta({ override: { type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 10 } }),
+      .meta({ override: integerParam({ minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 10 }) }),
   })
   .superRefine((q, ctx) => {
     if ((q.expression === undefined) === (q.everySeconds === undefined)) {

@@ -2,9 +2,10 @@
 // which deliveries carry both signatures.
 import { generateSigningSecret, openSecret, sealSecret } from '@belfry/core';
 import type { ServiceDeps } from '../context';
-import { AppError } from '../errors';
-import { audit } from './audit';
 import type { Actor } from '../context';
+import { AppError } from '../errors';
+import { authorize } from '../security/scopes';
+import { audit } from './audit';
 
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -34,7 +35,14 @@ export async function getSigningSecret(deps: ServiceDeps, tenantId: string): Pro
   };
 }
 
+/** The actor's tenant's secret; reading it lets one forge deliveries, so it takes `admin`. */
+export async function readSigningSecret(deps: ServiceDeps, actor: Actor): Promise<SigningSecretView> {
+  authorize(actor, 'admin');
+  return getSigningSecret(deps, actor.tenantId);
+}
+
 export async function rotateSigningSecret(deps: ServiceDeps, actor: Actor): Promise<SigningSecretView> {
+  authorize(actor, 'admin');
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
   const fresh = generateSigningSecret();

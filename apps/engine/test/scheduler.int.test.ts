@@ -1,0 +1,280 @@
+// The scheduler loop in-process, on a real database and pg-boss, with the lease keeper
+// replaced by lease rows the test writes itself: exactly-once materialization under
+// concurrent scans, fencing, misfire policies after an outage, one-off completion and the
+// look-ahead window.
+import { createQueueClient, type QueueClient } from '@belfry/db';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { insertJob, insertTenant } from '../../../test/fixtures';
+import { createLogger } from '../src/logger';
+import { DEFAULT_SCHEDULER_CONFIG, Scheduler, type SchedulerConfig } from '../src/scheduler/scheduler';
+import { dbNow, type FakeLeases, holdPartitions, insertJobsBulk, queueMessages, range } from './support';
+
+const NODE = 'sched-test';
+const URL = 'http://127.0.0.1:9/never-called';
+const log = createLogger('silent', {});
+
+describe('scheduler (in-process)', () => {
+  let db: TestDatabase;
+  const queues: QueueClient[] = [];
+  let all: number[];
+
+  const config = (overrides: Partial<SchedulerConfig> = {}): SchedulerConfig => ({
+    ...DEFAULT_SCHEDULER_CONFIG,
+    nodeId: NODE,
+    ...overrides,
+  });
+  const scheduler = async (leases: FakeLeases, overrides: Partial<SchedulerConfig> = {}) => {
+    const queue = await createQueueClient(db.url, { max: 4 });
+    queues.push(queue);
+    return new Scheduler(db.pool, queue, leases, config(overrides), log);
+  };
+  const snapshot = async () => {
+    const [entries, runs, messages] = await Promise.all([
+      db.pool.query('SELECT job_id, next_run_at FROM schedule_entries ORDER BY job_id'),
+      db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM runs'),
+      db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pgboss.job'),
+    ]);
+    return { entries: entries.rows, runs: runs.rows[0]?.n, messages: messages.rows[0]?.n };
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await db.pool.query('SELECT 1');
+    all = range(db.partitions);
+  });
+  beforeEach(async () => {
+    // Each test starts with no schedule and no leases; history of earlier tests stays.
+    await db.pool.query('DELETE FROM schedule_entries');
+    await db.pool.query('UPDATE partition_leases SET owner = NULL, expires_at = NULL');
+  });
+  afterAll(async () => {
+    for (const q of queues) await q.stop({ graceful: false, close: true }).catch(() => {});
+    await db?.destroy();
+  });
+
+  it('two schedulers scanning the same partitions materialize every occurrence exactly once', async () => {
+    const tenant = await insertTenant(db.pool);
+    const now = await dbNow(db.pool);
+    const second = Math.floor(now.getTime() / 1000) * 1000;
+    const first = range(300).map((i) => new Date(second - (i % 4) * 1000));
+    const jobIds = await insertJobsBulk(db.pool, {
+      tenantId: tenant.id,
+      url: URL,
+      partitions: db.partitions,
+      nextRunAt: first,
+      schedule: { type: 'interval', everySeconds: 1 },
+    });
+    // Same node id and lease rows for both: as if one node's lease were briefly believed by two.
+    const leases = await holdPartitions(db.pool, NODE, all);
+    const a = await scheduler(leases, { batchSize: 40 });
+    const b = await scheduler(leases, { batchSize: 40 });
+    const target = 300 * 8;
+    let total = 0;
+    const loop = async (s: Scheduler) => {
+      let mine = 0;
+      while (total < target) {
+        const r = await s.scanOnce();
+        expect(r.fencedOut).toEqual([]);
+        mine += r.materialized;
+        total += r.materialized;
+        if (!r.scanned) await new Promise((resolve) => setTimeout(resolve, 10)); // wait for time to pass
+      }
+      return mine;
+    };
+    const [byA, byB] = await Promise.all([loop(a), loop(b)]);
+    expect(byA).toBeGreaterThan(0);
+    expect(byB).toBeGreaterThan(0);
+
+    // Per job: one run per occurrence, no gaps, from its first due time up to where its entry now is.
+    const { rows } = await db.pool.query<{ job_id: string; times: Date[]; next: Date }>(
+      `SELECT r.job_id, array_agg(r.scheduled_time ORDER BY r.scheduled_time) AS times, se.next_run_at AS next
+       FROM runs r JOIN schedule_entries se ON se.job_id = r.job_id
+       WHERE r.tenant_id = $1 GROUP BY r.job_id, se.next_run_at`,
+      [tenant.id],
+    );
+    expect(rows).toHaveLength(300);
+    const firstById = new Map(jobIds.map((id, i) => [id, first[i]!.getTime()]));
+    let runs = 0;
+    for (const r of rows) {
+      const start = firstById.get(r.job_id)!;
+      const expected = range((r.next.getTime() - start) / 1000).map((k) => start + k * 1000);
+      expect(r.times.map((t) => t.getTime())).toEqual(expected);
+      runs += r.times.length;
+    }
+    expect(runs).toBe(total);
+
+    // One pg-boss message per run, none twice, each starting at its run's scheduled time.
+    const messages = await queueMessages(db.pool);
+    const forTenant = messages.filter((m) => m.name === `t.${tenant.id}.normal`);
+    expect(forTenant).toHaveLength(runs);
+    expect(new Set(forTenant.map((m) => m.runId)).size).toBe(runs);
+    const mismatched = await db.pool.query(
+      `SELECT count(*)::int AS n FROM runs r
+       WHERE r.tenant_id = $1 AND NOT EXISTS (
+         SELECT 1 FROM pgboss.job j WHERE j.data->>'runId' = r.id AND j.start_after = r.scheduled_time)`,
+      [tenant.id],
+    );
+    expect(mismatched.rows[0].n).toBe(0);
+  });
+
+  describe('fencing', () => {
+    const dueJob = async () => {
+      const tenant = await insertTenant(db.pool);
+      const now = await dbNow(db.pool);
+      return insertJob(db.pool, tenant.id, {
+        schedule: { type: 'interval', everySeconds: 1, anchor: new Date(Math.floor(now.getTime() / 1000) * 1000) },
+        nextRunAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
+        url: URL,
+        partitions: db.partitions,
+      });
+    };
+
+    it('a scheduler whose epoch is stale writes nothing, reports the partitions and forgets them', async () => {
+      const job = await dueJob();
+      const leases = await holdPartitions(db.pool, NODE, all, 7);
+      await db.pool.query('UPDATE partition_leases SET epoch = epoch + 1'); // taken over and back: new epoch
+      const before = await snapshot();
+      const result = await (await scheduler(leases)).scanOnce();
+      expect(result).toMatchObject({ scanned: 0, materialized: 0, skipped: 0 });
+      expect([...result.fencedOut].sort((x, y) => x - y)).toEqual(all);
+      expect([...leases.forgotten].sort((x, y) => x - y)).toEqual(all);
+      expect(await snapshot()).toEqual(before);
+      const runs = await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [job.id]);
+      expect(runs.rowCount).toBe(0);
+    });
+
+    it('a scheduler whose lease expired writes nothing', async () => {
+      const job = await dueJob();
+      const leases = await holdPartitions(db.pool, NODE, all);
+      await db.pool.query(`UPDATE partition_leases SET expires_at = now() - interval '1 second'`);
+      const before = await snapshot();
+      const result = await (await scheduler(leases)).scanOnce();
+      expect(result.materialized).toBe(0);
+      expect(result.fencedOut).toHaveLength(all.length);
+      expect(leases.forgotten).toHaveLength(all.length);
+      expect(await snapshot()).toEqual(before);
+      expect((await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [job.id])).rowCount).toBe(0);
+    });
+
+    it('fenced out of some partitions, it still schedules the ones it holds, and only those', async () => {
+      const jobs = await Promise.all(range(12).map(() => dueJob()));
+      const leases = await holdPartitions(db.pool, NODE, all);
+      const { rows } = await db.pool.query<{ id: string; partition: number }>(
+        'SELECT id, partition FROM jobs WHERE id = ANY($1)',
+        [jobs.map((j) => j.id)],
+      );
+      const lost = [...new Set(rows.map((r) => r.partition))].slice(0, 2);
+      await db.pool.query(`UPDATE partition_leases SET owner = 'someone-else', epoch = epoch + 1 WHERE partition = ANY($1)`, [lost]);
+      const result = await (await scheduler(leases)).scanOnce();
+      expect([...result.fencedOut].sort()).toEqual([...lost].sort());
+      const withRuns = await db.pool.query<{ partition: number; runs: number }>(
+        `SELECT j.partition, count(r.id)::int AS runs FROM jobs j LEFT JOIN runs r ON r.job_id = j.id
+         WHERE j.id = ANY($1) GROUP BY j.id, j.partition`,
+        [jobs.map((j) => j.id)],
+      );
+      for (const r of withRuns.rows) {
+        if (lost.includes(r.partition)) expect(r.runs).toBe(0);
+        else expect(r.runs).toBeGreaterThan(0);
+      }
+    });
+  });
+
+  it('misfire policies after an outage: run_once, skip, catch_up', async () => {
+    const tenant = await insertTenant(db.pool);
+    const now = await dbNow(db.pool);
+    // Ten occurrences a minute apart were missed, the last 30 s ago; the next is 30 s ahead.
+    const first = new Date(Math.floor(now.getTime() / 1000) * 1000 - 570_000);
+    const times = range(10).map((k) => first.getTime() + k * 60_000);
+    const job = (misfirePolicy: 'run_once' | 'skip' | 'catch_up') =>
+      insertJob(db.pool, tenant.id, {
+        schedule: { type: 'interval', everySeconds: 60, anchor: first },
+        nextRunAt: first,
+        misfirePolicy,
+        url: URL,
+        partitions: db.partitions,
+      });
+    const runOnce = await job('run_once');
+    const skip = await job('skip');
+    const catchUp = await job('catch_up');
+    const leases = await holdPartitions(db.pool, NODE, all);
+    const s = await scheduler(leases, {
+      plan: { ...DEFAULT_SCHEDULER_CONFIG.plan, misfireGraceMs: 10_000, catchUpPerScan: 3 },
+    });
+    let scans = 0;
+    for (;;) {
+      const r = await s.scanOnce();
+      if (!r.scanned) break;
+      if (++scans > 20) throw new Error('scheduler does not converge');
+    }
+    expect(scans).toBe(4); // catch_up: 3 + 3 + 3 + 1
+
+    const runsOf = async (jobId: string) =>
+      (
+        await db.pool.query<{ t: number; status: string; skip_reason: string | null; trigger: string }>(
+          `SELECT extract(epoch from scheduled_time) * 1000 AS t, status, skip_reason, trigger
+           FROM runs WHERE job_id = $1 ORDER BY scheduled_time`,
+          [jobId],
+        )
+      ).rows.map((r) => ({ ...r, t: Number(r.t) }));
+    const entry = async (jobId: string) =>
+      (await db.pool.query<{ next_run_at: Date }>('SELECT next_run_at FROM schedule_entries WHERE job_id = $1', [jobId]))
+        .rows[0]?.next_run_at.getTime();
+    const next = first.getTime() + 600_000;
+
+    const once = await runsOf(runOnce.id);
+    expect(once.map((r) => r.t)).toEqual(times);
+    expect(once.slice(0, 9).every((r) => r.status === 'skipped' && r.skip_reason === 'misfire')).toBe(true);
+    expect(once[9]).toMatchObject({ status: 'pending', skip_reason: null, trigger: 'schedule' });
+    expect(await entry(runOnce.id)).toBe(next);
+
+    const skipped = await runsOf(skip.id);
+    expect(skipped.map((r) => r.t)).toEqual(times);
+    expect(skipped.every((r) => r.status === 'skipped' && r.skip_reason === 'misfire')).toBe(true);
+    expect(await entry(skip.id)).toBe(next);
+    expect(next).toBeGreaterThan(now.getTime());
+
+    const caught = await runsOf(catchUp.id);
+    expect(caught.map((r) => r.t)).toEqual(times);
+    expect(caught.every((r) => r.status === 'pending')).toBe(true);
+    expect(await entry(catchUp.id)).toBe(next);
+
+    // Only pending runs are queued, one message each.
+    expect((await queueMessages(db.pool, runOnce.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual([times[9]]);
+    expect(await queueMessages(db.pool, skip.id)).toEqual([]);
+    expect((await queueMessages(db.pool, catchUp.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual(times);
+  });
+
+  it('a one-off job is completed and its entry removed once its run is materialized', async () => {
+    const tenant = await insertTenant(db.pool);
+    const runAt = new Date((await dbNow(db.pool)).getTime() + 500);
+    const job = await insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt }, url: URL, partitions: db.partitions });
+    const s = await scheduler(await holdPartitions(db.pool, NODE, all));
+    expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1, skipped: 0 });
+    const jobRow = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
+    expect(jobRow.rows[0].status).toBe('completed');
+    expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [job.id])).rowCount).toBe(0);
+    const runs = await db.pool.query('SELECT status, scheduled_time FROM runs WHERE job_id = $1', [job.id]);
+    expect(runs.rows).toEqual([{ status: 'pending', scheduled_time: runAt }]);
+    expect(await s.scanOnce()).toMatchObject({ scanned: 0, materialized: 0 });
+    expect(await queueMessages(db.pool, job.id)).toHaveLength(1);
+  });
+
+  it('look-ahead: an occurrence due in 1.5 s is materialized now and queued to start at its time', async () => {
+    const tenant = await insertTenant(db.pool);
+    const now = await dbNow(db.pool);
+    const soon = new Date(now.getTime() + 1_500);
+    const later = new Date(now.getTime() + 30_000);
+    const near = await insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt: soon }, url: URL, partitions: db.partitions });
+    const far = await insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt: later }, url: URL, partitions: db.partitions });
+    const s = await scheduler(await holdPartitions(db.pool, NODE, all), { lookaheadMs: 2_000 });
+    expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1 });
+    const [message] = await queueMessages(db.pool, near.id);
+    expect(message?.startAfter).toEqual(soon);
+    expect(message?.scheduledTime).toBe(soon.toISOString());
+    const run = await db.pool.query('SELECT id, status FROM runs WHERE job_id = $1', [near.id]);
+    expect(run.rows).toEqual([{ id: message?.runId, status: 'pending' }]);
+    expect((await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [far.id])).rowCount).toBe(0);
+    expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [far.id])).rowCount).toBe(1);
+  });
+});

@@ -1,0 +1,112 @@
+// Helpers shared by the engine's integration tests: bulk job insertion (thousands of jobs in
+// one statement), a lease keeper stand-in whose partitions the test controls, and readers
+// for what the scheduler wrote to pg-boss.
+import { newId, partitionOf } from '@belfry/core';
+import type pg from 'pg';
+import type { OwnedPartition } from '../src/cluster/lease-keeper';
+
+export interface BulkJobs {
+  tenantId: string;
+  url: string;
+  partitions: number;
+  /** one next_run_at per job (its schedule entry); also the one-off's runAt or the interval's anchor */
+  nextRunAt: Date[];
+  schedule: { type: 'once' } | { type: 'interval'; everySeconds: number };
+  timeoutSeconds?: number;
+  retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
+  overlapPolicy?: 'allow' | 'skip';
+}
+
+/** Inserts jobs and their schedule entries in one statement; answers the job ids in order. */
+export async function insertJobsBulk(pool: pg.Pool, o: BulkJobs): Promise<string[]> {
+  const ids = o.nextRunAt.map(() => newId('job'));
+  const retry = o.retry ?? { maxAttempts: 3, initialDelaySeconds: 0, maxDelaySeconds: 1 };
+  await pool.query(
+    `WITH u AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u(id, partition, next)
+     ), j AS (
+       INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, every_seconds, anchor_at, target, payload,
+                         retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds, timeout_seconds,
+                         overlap_policy, partition)
+       SELECT u.id, $4, u.id, $5, CASE WHEN $5 = 'once' THEN u.next END, $6, u.next, $7, '{"bulk":true}',
+              $8, $9, $10, $11, $12, u.partition
+       FROM u
+       RETURNING id
+     )
+     INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at)
+     SELECT u.id, $4, u.partition, u.next FROM u JOIN j ON j.id = u.id`,
+    [
+      ids,
+      ids.map((id) => partitionOf(id, o.partitions)),
+      o.nextRunAt,
+      o.tenantId,
+      o.schedule.type,
+      o.schedule.type === 'interval' ? o.schedule.everySeconds : null,
+      JSON.stringify({ type: 'http', url: o.url, method: 'POST', headers: {} }),
+      retry.maxAttempts,
+      retry.initialDelaySeconds,
+      retry.maxDelaySeconds,
+      o.timeoutSeconds ?? 5,
+      o.overlapPolicy ?? 'allow',
+    ],
+  );
+  return ids;
+}
+
+export interface FakeLeases {
+  partitions(): OwnedPartition[];
+  forget(partitions: number[]): void;
+  /** every partition passed to forget() */
+  forgotten: number[];
+}
+
+/**
+ * Writes lease rows for `partitions` (owner = nodeId, the given epoch, valid for an hour) and
+ * answers a stand-in for the lease keeper that believes it holds them at `believedEpoch`.
+ */
+export async function holdPartitions(
+  pool: pg.Pool,
+  nodeId: string,
+  partitions: number[],
+  epoch = 7,
+  believedEpoch = epoch,
+): Promise<FakeLeases> {
+  await pool.query(
+    `UPDATE partition_leases SET owner = $1, epoch = $2, expires_at = now() + interval '1 hour' WHERE partition = ANY($3::int[])`,
+    [nodeId, epoch, partitions],
+  );
+  const forgotten: number[] = [];
+  return {
+    forgotten,
+    partitions: () =>
+      partitions.filter((p) => !forgotten.includes(p)).map((partition) => ({ partition, epoch: String(believedEpoch) })),
+    forget: (ps) => forgotten.push(...ps),
+  };
+}
+
+export const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+export async function dbNow(pool: pg.Pool): Promise<Date> {
+  const { rows } = await pool.query<{ now: Date }>('SELECT now() AS now');
+  return rows[0]!.now;
+}
+
+export interface QueueMessage {
+  name: string;
+  runId: string;
+  scheduledTime: string;
+  startAfter: Date;
+}
+
+/** The run messages on pg-boss's tenant queues (optionally for the runs of one job). */
+export async function queueMessages(pool: pg.Pool, jobId?: string): Promise<QueueMessage[]> {
+  const { rows } = await pool.query<QueueMessage>(
+    `SELECT j.name, j.data->>'runId' AS "runId", j.data->>'scheduledTime' AS "scheduledTime", j.start_after AS "startAfter"
+     FROM pgboss.job j
+     WHERE j.name LIKE 't.%'
+       AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.id = j.data->>'runId' AND r.job_id = $1))
+     ORDER BY j.start_after`,
+    [jobId ?? null],
+  );
+  return rows;
+}

@@ -1,0 +1,59 @@
+// next-auth (v4) configuration: email + password (Argon2id, via the domain's authenticateUser),
+// JWT sessions. The token carries only the user's id (`sub`); who they are and what they may
+// do in which tenant is read from the database on every request.
+import { authenticateUser, throttle } from '@belfry/api';
+import type { NextAuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import { getDeps } from '@/server/deps';
+import { webEnv } from '@/server/env';
+import { log } from '@/server/log';
+
+export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
+
+export function authSecret(): string | undefined {
+  return webEnv().NEXTAUTH_SECRET;
+}
+
+export const authOptions: NextAuthOptions = {
+  secret: authSecret(),
+  session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
+  pages: { signIn: '/signin' },
+  providers: [
+    CredentialsProvider({
+      name: 'Email and password',
+      credentials: {
+        email: { label: 'Email', type: 'email' },
+        password: { label: 'Password', type: 'password' },
+      },
+      async authorize(credentials) {
+        const email = credentials?.email ?? '';
+        const password = credentials?.password ?? '';
+        if (!email || !password) return null;
+        const deps = await getDeps();
+        try {
+          await throttle(deps, 'signin', email.trim());
+        } catch (err) {
+          log.warn({ email: email.trim().toLowerCase() }, 'sign-in throttled');
+          throw err;
+        }
+        const user = await authenticateUser(deps, email, password);
+        if (!user) {
+          log.warn({ email: email.trim().toLowerCase() }, 'sign-in failed');
+          return null;
+        }
+        return { id: user.id, email: user.email, name: user.name };
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user) token.sub = user.id;
+      return token;
+    },
+  },
+  logger: {
+    error: (code, metadata) => log.error({ code, metadata: String(metadata) }, 'next-auth error'),
+    warn: (code) => log.warn({ code }, 'next-auth warning'),
+    debug: () => {},
+  },
+};

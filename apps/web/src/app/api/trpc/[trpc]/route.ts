@@ -1,0 +1,54 @@
+// The dashboard's tRPC endpoint. Builds the request context from next-auth's JWT (the user)
+// and the tenant cookie (their pick, verified against memberships by the router), refuses
+// cross-site writes, and logs failures once: expected ones at warn, ours at error.
+import { appRouter, createDashboardContext } from '@belfry/api';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { getToken } from 'next-auth/jwt';
+import type { NextRequest } from 'next/server';
+import { authSecret } from '@/app/_lib/auth';
+import { readTenantCookie, tenantCookie } from '@/app/_lib/tenant-cookie';
+import { getDeps } from '@/server/deps';
+import { log } from '@/server/log';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+function crossSite(req: NextRequest): boolean {
+  const origin = req.headers.get('origin');
+  if (!origin) return req.headers.get('sec-fetch-site') === 'cross-site';
+  const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
+  try {
+    return new URL(origin).host !== host;
+  } catch {
+    return true;
+  }
+}
+
+async function handler(req: NextRequest): Promise<Response> {
+  if (req.method === 'POST' && crossSite(req)) {
+    return Response.json({ error: 'cross-site requests are not accepted' }, { status: 403 });
+  }
+  const secure = req.nextUrl.protocol === 'https:';
+  return fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req,
+    router: appRouter,
+    async createContext({ resHeaders }) {
+      const [deps, token] = await Promise.all([getDeps(), getToken({ req, secret: authSecret() })]);
+      return createDashboardContext({
+        deps,
+        userId: typeof token?.sub === 'string' ? token.sub : null,
+        requestedTenantId: readTenantCookie(req.headers.get('cookie')),
+        setActiveTenant: (tenantId) => resHeaders.append('set-cookie', tenantCookie(tenantId, secure)),
+        clientKey: req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || 'local',
+      });
+    },
+    onError({ error, path }) {
+      const status = error.code;
+      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'dashboard request failed');
+      else log.warn({ path, code: status, message: error.message }, 'dashboard request refused');
+    },
+  });
+}
+
+export { handler as GET, handler as POST };

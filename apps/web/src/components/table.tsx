@@ -1,0 +1,36 @@
+// Tables: a bordered, horizontally scrollable wrapper and consistently padded cells.
+import type { ReactNode, TdHTMLAttributes, ThHTMLAttributes } from 'react';
+
+export function Table({ children, label }: { children: ReactNode; label?: string }) {
+  return (
+    <div className="overflow-x-auto">
+      <table aria-label={label} className="min-w-full divide-y divide-slate-200 text-sm">
+        {children}
+      </table>
+    </div>
+  );
+}
+
+export function Th({ children, className = '', ...rest }: ThHTMLAttributes<HTMLTableCellElement>) {
+  return (
+    <th
+      scope="col"
+      className={`bg-slate-50 px-4 py-2.5 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-600 uppercase ${className}`}
+      {...rest}
+    >
+      {children}
+    </th>
+  );
+}
+
+export function Td({ children, className = '', ...rest }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return (
+    <td className={`px-4 py-3 align-middle text-slate-700 ${className}`} {...rest}>
+      {children}
+    </td>
+  );
+}
+
+export function TBody({ children }: { children: ReactNode }) {
+  return <tbody className="divide-y divide-slate-100 bg-white">{children}</tbody>;
+}

@@ -1,0 +1,50 @@
+// The domain services' dependencies for this web process, built once on first use: the
+// database (DATABASE_URL, or the shared embedded server), a pg pool, Prisma, a pg-boss
+// client that only enqueues (engine nodes supervise), the key that seals stored secrets,
+// and the partition count fixed when the database was first migrated.
+import { type ServiceDeps, systemClock } from '@belfry/api';
+import { deriveEncryptionKey } from '@belfry/core';
+import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
+import { webEnv } from './env';
+import { log } from './log';
+
+// On globalThis so that dev-mode module reloads reuse one set of connections.
+const holder = globalThis as typeof globalThis & { belfryDeps?: Promise<ServiceDeps> };
+
+async function readPartitions(pool: ServiceDeps['pool']): Promise<number> {
+  const { rows } = await pool.query<{ value: string }>(`SELECT value FROM belfry_settings WHERE key = 'partitions'`);
+  const partitions = Number(rows[0]?.value);
+  if (!Number.isInteger(partitions) || partitions < 1) {
+    throw new Error('the database has not been migrated (belfry_settings.partitions is missing); run `npm start` or the engine once');
+  }
+  return partitions;
+}
+
+async function buildDeps(): Promise<ServiceDeps> {
+  const env = webEnv();
+  const target = await resolveDatabase(env.db, (m) => log.info(m));
+  const pool = createPool(target.url, { max: 20, name: 'belfry-web' });
+  const prisma = createPrisma(target.url, { max: 10 });
+  try {
+    const partitions = await readPartitions(pool);
+    const queue = await createQueueClient(target.url, {
+      supervise: false,
+      max: 5,
+      onError: (err) => log.error({ err }, 'queue client error'),
+    });
+    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY));
+    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions };
+  } catch (err) {
+    await Promise.allSettled([pool.end(), prisma.$disconnect()]);
+    throw err;
+  }
+}
+
+/** The process's dependencies; a failed build is retried on the next call. */
+export function getDeps(): Promise<ServiceDeps> {
+  holder.belfryDeps ??= buildDeps().catch((err: unknown) => {
+    holder.belfryDeps = undefined;
+    throw err;
+  });
+  return holder.belfryDeps;
+}

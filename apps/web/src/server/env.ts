@@ -1,0 +1,28 @@
+// The web app's configuration: parsed from the environment once, validated with zod, with a
+// clear message on failure. Nothing else in the web app reads process.env.
+import { readDbEnv } from '@belfry/db';
+import { z } from 'zod';
+
+const schema = z.object({
+  BELFRY_ENCRYPTION_KEY: z.string().min(16, 'BELFRY_ENCRYPTION_KEY must be at least 16 characters').optional(),
+  BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  NEXTAUTH_SECRET: z.string().min(16).optional(),
+  NEXTAUTH_URL: z.url().optional(),
+});
+
+export interface WebEnv extends z.infer<typeof schema> {
+  db: ReturnType<typeof readDbEnv>;
+}
+
+let cached: WebEnv | undefined;
+
+export function webEnv(): WebEnv {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid web configuration:\n${lines.join('\n')}`);
+  }
+  cached = { ...parsed.data, db: readDbEnv(process.env) };
+  return cached;
+}

@@ -1,0 +1,155 @@
+// The cluster page: engine nodes (roles, heartbeat age, partitions owned, runs in flight,
+// start-lag percentiles from the stats each node writes with its heartbeat), queue depth
+// per priority from pg-boss (this tenant's and everyone's), and this tenant's own start lag
+// over the last five minutes, measured from the runs table.
+import type { Actor, ServiceDeps } from '../context';
+import { authorize } from '../security/scopes';
+
+/** A node that has not heartbeated for this long is shown as lost (it heartbeats every 2 s). */
+export const LOST_AFTER_MS = 15_000;
+const STOPPED_NODES_SHOWN_FOR = '1 hour';
+const PRIORITIES = ['high', 'normal', 'low'] as const;
+
+export interface LagSummary {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+export interface EngineNodeView {
+  id: string;
+  hostname: string;
+  pid: number;
+  version: string | null;
+  roles: string[];
+  state: 'up' | 'lost' | 'stopped';
+  startedAt: string;
+  heartbeatAt: string;
+  heartbeatAgeMs: number;
+  /** partitions whose lease this node holds now (from partition_leases) */
+  partitionsOwned: number;
+  inFlight: number | null;
+  takeovers: number | null;
+  startLagMs: LagSummary | null;
+}
+
+export interface QueueDepth {
+  priority: (typeof PRIORITIES)[number];
+  /** this tenant's messages waiting (due now or later) */
+  tenant: number;
+  tenantDue: number;
+  /** all tenants' */
+  total: number;
+  totalDue: number;
+}
+
+export interface ClusterOverview {
+  nodes: EngineNodeView[];
+  partitions: { total: number; owned: number };
+  queue: QueueDepth[];
+  tenantStartLagMs: LagSummary;
+  generatedAt: string;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function lagOf(v: unknown): LagSummary | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  return { count: num(o.count) ?? 0, p50: num(o.p50), p95: num(o.p95), p99: num(o.p99) };
+}
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+async function queueDepth(deps: ServiceDeps, tenantId: string): Promise<QueueDepth[]> {
+  const empty = PRIORITIES.map((priority) => ({ priority, tenant: 0, tenantDue: 0, total: 0, totalDue: 0 }));
+  try {
+    const { rows } = await deps.pool.query<{ priority: string; tenant: number; tenant_due: number; total: number; total_due: number }>(
+      `SELECT split_part(name, '.', 3) AS priority,
+              count(*) FILTER (WHERE name LIKE $1)::int AS tenant,
+              count(*) FILTER (WHERE name LIKE $1 AND start_after <= now())::int AS tenant_due,
+              count(*)::int AS total,
+              count(*) FILTER (WHERE start_after <= now())::int AS total_due
+         FROM pgboss.job
+        WHERE state < 'active' AND name LIKE 't.%'
+        GROUP BY 1`,
+      [`t.${likeEscape(tenantId)}.%`],
+    );
+    for (const r of rows) {
+      const slot = empty.find((e) => e.priority === r.priority);
+      if (slot) Object.assign(slot, { tenant: r.tenant, tenantDue: r.tenant_due, total: r.total, totalDue: r.total_due });
+    }
+  } catch (err) {
+    // No engine has started yet, so pg-boss has not created its schema: nothing is queued.
+    if ((err as { code?: unknown }).code !== '42P01' && (err as { code?: unknown }).code !== '3F000') throw err;
+  }
+  return empty;
+}
+
+export async function clusterOverview(deps: ServiceDeps, actor: Actor): Promise<ClusterOverview> {
+  authorize(actor, 'runs:read');
+  const [nodes, leases, queue, lag] = await Promise.all([
+    deps.pool.query<{
+      id: string;
+      hostname: string;
+      pid: number;
+      version: string | null;
+      roles: string[];
+      stats: Record<string, unknown>;
+      started_at: Date;
+      heartbeat_at: Date;
+      stopped_at: Date | null;
+      age_ms: number;
+      owned: number;
+    }>(
+      `SELECT n.id, n.hostname, n.pid, n.version, n.roles, n.stats, n.started_at, n.heartbeat_at, n.stopped_at,
+              (EXTRACT(EPOCH FROM (now() - n.heartbeat_at)) * 1000)::float8 AS age_ms,
+              (SELECT count(*)::int FROM partition_leases l WHERE l.owner = n.id AND l.expires_at > now()) AS owned
+         FROM engine_nodes n
+        WHERE n.stopped_at IS NULL OR n.stopped_at > now() - interval '${STOPPED_NODES_SHOWN_FOR}'
+        ORDER BY n.stopped_at IS NOT NULL, n.started_at, n.id`,
+    ),
+    deps.pool.query<{ total: number; owned: number }>(
+      `SELECT count(*)::int AS total, count(*) FILTER (WHERE owner IS NOT NULL AND expires_at > now())::int AS owned
+         FROM partition_leases`,
+    ),
+    queueDepth(deps, actor.tenantId),
+    deps.pool.query<{ count: number; p50: number | null; p95: number | null; p99: number | null }>(
+      `SELECT count(*)::int AS count,
+              percentile_disc(0.5) WITHIN GROUP (ORDER BY lag) AS p50,
+              percentile_disc(0.95) WITHIN GROUP (ORDER BY lag) AS p95,
+              percentile_disc(0.99) WITHIN GROUP (ORDER BY lag) AS p99
+         FROM (SELECT GREATEST(0, EXTRACT(EPOCH FROM (started_at - scheduled_time)) * 1000)::float8 AS lag
+                 FROM runs
+                WHERE tenant_id = $1 AND scheduled_time > now() - interval '5 minutes' AND started_at IS NOT NULL
+                  AND trigger = 'schedule') s`,
+      [actor.tenantId],
+    ),
+  ]);
+  return {
+    nodes: nodes.rows.map((n) => ({
+      id: n.id,
+      hostname: n.hostname,
+      pid: n.pid,
+      version: n.version,
+      roles: n.roles,
+      state: n.stopped_at ? 'stopped' : n.age_ms > LOST_AFTER_MS ? 'lost' : 'up',
+      startedAt: n.started_at.toISOString(),
+      heartbeatAt: n.heartbeat_at.toISOString(),
+      heartbeatAgeMs: Math.max(0, Math.round(n.age_ms)),
+      partitionsOwned: n.owned,
+      inFlight: num(n.stats.inFlight),
+      takeovers: num(n.stats.takeovers),
+      startLagMs: lagOf(n.stats.startLagMs),
+    })),
+    partitions: leases.rows[0] ?? { total: 0, owned: 0 },
+    queue,
+    tenantStartLagMs: lag.rows[0] ?? { count: 0, p50: null, p95: null, p99: null },
+    generatedAt: new Date().toISOString(),
+  };
+}

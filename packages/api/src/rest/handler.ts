@@ -1,0 +1,154 @@
+// The REST API as a Fetch handler, `(Request) => Promise<Response>`, independent of any
+// framework (Next mounts it under /api/v1/[...path]). Per request: match the route (404,
+// 405), authenticate and rate-limit the key (401, 429), check its scope (403), parse query
+// and body (400, 413, 415), call the route's handler, and map any AppError to problem+json
+// once, here.
+import type { Actor, Logger, ServiceDeps } from '../context';
+import { AppError, isExpectedError } from '../errors';
+import { parseInput } from '../schemas/validate';
+import { EmptyBody } from '../schemas/common';
+import { hasScope } from '../security/scopes';
+import { authenticateApiKey } from '../services/api-keys';
+import type { RateLimitDecision } from '../services/rate-limit';
+import { bearerToken, queryObject, readJsonBody } from './request';
+import { problem } from './response';
+import type { Method, Route } from './route';
+import { ROUTES } from './routes/index';
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+type Match =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'not_found' };
+
+export function matchRoute(routes: CompiledRoute[], method: string, pathname: string): Match {
+  const allow: string[] = [];
+  for (const c of routes) {
+    const m = c.pattern.exec(pathname);
+    if (!m) continue;
+    if (c.route.method !== method) {
+      allow.push(c.route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    for (let i = 0; i < c.names.length; i++) {
+      try {
+        params[c.names[i] as string] = decodeURIComponent(m[i + 1] as string);
+      } catch {
+        return { kind: 'not_found' };
+      }
+    }
+    return { kind: 'route', route: c.route, params };
+  }
+  return allow.length ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
+}
+
+// Errors from a database that is down or restarting: the request may succeed later.
+function isUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    typeof code === 'string' &&
+    (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08'))
+  );
+}
+
+function rateLimitHeaders(rate: RateLimitDecision | undefined): Record<string, string> {
+  return rate ? { 'ratelimit-limit': String(rate.limit), 'ratelimit-remaining': String(rate.remaining) } : {};
+}
+
+export interface RestHandlerOptions {
+  /** for failures before the dependencies exist; default: console */
+  log?: Logger;
+}
+
+export function createRestHandler(
+  getDeps: () => Promise<ServiceDeps>,
+  options: RestHandlerOptions = {},
+): (request: Request) => Promise<Response> {
+  const routes = ROUTES.map(compile);
+  const fallbackLog: Logger = options.log ?? console;
+
+  return async (request) => {
+    const url = new URL(request.url);
+    let log = fallbackLog;
+    let rate: RateLimitDecision | undefined;
+    try {
+      const match = matchRoute(routes, request.method.toUpperCase() as Method, url.pathname);
+      if (match.kind === 'not_found') throw new AppError('not_found', `no such endpoint: ${url.pathname}`);
+      if (match.kind === 'method_not_allowed') {
+        const allow = match.allow.join(', ');
+        return problem(new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`), { allow });
+      }
+      const { route, params } = match;
+      const loadDeps = async () => {
+        try {
+          const deps = await getDeps();
+          log = deps.log;
+          return deps;
+        } catch (err) {
+          throw new AppError('unavailable', `the service is starting or its database is unreachable: ${(err as Error).message}`);
+        }
+      };
+
+      let deps: ServiceDeps | null = null;
+      let actor: Actor | null = null;
+      if (route.scope) {
+        deps = await loadDeps();
+        const token = bearerToken(request);
+        if (token === null) throw new AppError('unauthenticated', 'an API key is required (Authorization: Bearer bfy_...)');
+        const authenticated = await authenticateApiKey(deps, token);
+        actor = authenticated.actor;
+        rate = authenticated.rateLimit;
+        if (!hasScope(actor, route.scope)) throw new AppError('forbidden', `this API key lacks the '${route.scope}' scope`);
+      }
+
+      const query = parseInput(route.query ?? EmptyBody, queryObject(url));
+      // GET and DELETE bodies have no meaning here and are not read.
+      const raw = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(request);
+      let body: unknown;
+      if (route.body) {
+        if (raw === undefined) throw AppError.invalid([{ path: '', message: 'a JSON request body is required' }]);
+        body = parseInput(route.body, raw);
+      } else if (raw !== undefined) {
+        parseInput(EmptyBody, raw);
+      }
+
+      const response = await route.invoke({ deps, actor, getDeps: loadDeps, request, params, query, body });
+      for (const [name, value] of Object.entries(rateLimitHeaders(rate))) response.headers.set(name, value);
+      return response;
+    } catch (err) {
+      return failure(err, request, url, log, rate);
+    }
+  };
+}
+
+function failure(err: unknown, request: Request, url: URL, log: Logger, rate: RateLimitDecision | undefined): Response {
+  if (isExpectedError(err)) {
+    log.warn({ status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message }, 'request refused');
+    return problem(err, rateLimitHeaders(rate));
+  }
+  if (err instanceof AppError) {
+    log.error({ err, method: request.method, path: url.pathname }, 'request failed');
+    return problem(err);
+  }
+  if (isUnavailable(err)) {
+    log.error({ err, method: request.method, path: url.pathname }, 'database unavailable');
+    return problem(new AppError('unavailable', 'the database is unreachable; retry shortly'));
+  }
+  log.error({ err, method: request.method, path: url.pathname }, 'request failed');
+  return problem(new AppError('internal', 'an unexpected error occurred'));
+}

@@ -1,0 +1,18 @@
+// The route table of /api/v1.
+import { buildOpenApiDocument } from '../../openapi/document';
+import type { Route } from '../route';
+import { jobRoutes } from './jobs';
+import { miscRoutes, openApiRoute } from './misc';
+import { runRoutes } from './runs';
+
+let document: unknown;
+
+export const ROUTES: Route[] = [
+  ...jobRoutes,
+  ...runRoutes,
+  ...miscRoutes,
+  openApiRoute(() => {
+    document ??= buildOpenApiDocument(ROUTES);
+    return document;
+  }),
+];

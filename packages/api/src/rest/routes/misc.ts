@@ -1,0 +1,90 @@
+// Schedule preview, signing secret, health and the OpenAPI document.
+import { PROBLEMS } from '../../openapi/problems';
+import { SchedulePreviewQuery } from '../../schemas/queries';
+import { Health, SchedulePreview, SigningSecret } from '../../schemas/resources';
+import { AppError } from '../../errors';
+import { previewSchedule } from '../../services/schedule-preview';
+import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
+import { json, problem } from '../response';
+import { publicRoute, type Route, route } from '../route';
+
+const secretOk = { description: 'The signing secret', content: { 'application/json': { schema: SigningSecret } } };
+
+export const miscRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/v1/schedule/preview',
+    operationId: 'previewSchedule',
+    summary: 'The next fire times of a cron expression or an interval',
+    description:
+      'Exactly the times the scheduler will use: the next `count` (default 10, at most 100) fire times strictly ' +
+      'after `from` (default now). Give `expression` (and `timezone`) or `everySeconds` (counted from `from`).',
+    tag: 'Schedules',
+    scope: 'jobs:read',
+    query: SchedulePreviewQuery,
+    responses: { 200: { description: 'Fire times', content: { 'application/json': { schema: SchedulePreview } } } },
+    async handle({ deps, actor, query }) {
+      return json(200, await previewSchedule(deps, actor, query));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/signing-secret',
+    operationId: 'getSigningSecret',
+    summary: "The tenant's webhook signing secret",
+    tag: 'Signing secret',
+    scope: 'admin',
+    responses: { 200: secretOk },
+    async handle({ deps, actor }) {
+      return json(200, await readSigningSecret(deps, actor));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/signing-secret/rotate',
+    operationId: 'rotateSigningSecret',
+    summary: 'Rotate the signing secret',
+    description: 'The previous secret keeps signing alongside the new one for 24 hours.',
+    tag: 'Signing secret',
+    scope: 'admin',
+    responses: { 200: secretOk },
+    async handle({ deps, actor }) {
+      return json(200, await rotateSigningSecret(deps, actor));
+    },
+  }),
+  publicRoute({
+    method: 'GET',
+    path: '/api/v1/healthz',
+    operationId: 'health',
+    summary: 'Whether the API can reach its database',
+    tag: 'Meta',
+    responses: {
+      200: { description: 'Healthy', content: { 'application/json': { schema: Health } } },
+      503: PROBLEMS[503],
+    },
+    async handle({ getDeps }) {
+      try {
+        const deps = await getDeps();
+        await deps.pool.query('SELECT 1');
+      } catch (err) {
+        return problem(new AppError('unavailable', `database unreachable: ${(err as Error).message}`));
+      }
+      return json(200, { status: 'ok' });
+    },
+  }),
+];
+
+/** GET /api/v1/openapi.json; takes the route table lazily because it is part of it. */
+export function openApiRoute(document: () => unknown): Route {
+  return publicRoute({
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    operationId: 'openApiDocument',
+    summary: 'This OpenAPI 3.1 document',
+    tag: 'Meta',
+    responses: { 200: { description: 'The document', content: { 'application/json': {} } } },
+    async handle() {
+      return json(200, document(), { 'cache-control': 'public, max-age=300' });
+    },
+  });
+}

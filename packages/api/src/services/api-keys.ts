@@ -1,0 +1,159 @@
+// API keys: creation (the plaintext is shown once), listing, revocation, and authentication
+// of a bearer token. Only a SHA-256 of each key is stored; lookup is by that hash.
+import { newId } from '@belfry/core';
+import { z } from 'zod';
+import type { Actor, ServiceDeps } from '../context';
+import { AppError } from '../errors';
+import { InstantInput } from '../schemas/common';
+import { parseInput } from '../schemas/validate';
+import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '../security/api-key-format';
+import { authorize } from '../security/scopes';
+import { audit } from './audit';
+import { takeToken, type RateLimitDecision } from './rate-limit';
+
+export const ApiKeyCreateInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  scopes: z
+    .array(z.enum(API_KEY_SCOPES))
+    .min(1, { error: 'must grant at least one scope' })
+    .transform((s) => [...new Set(s)]),
+  expiresAt: z.union([InstantInput, z.date()]).optional(),
+});
+export type ApiKeyCreateInput = z.output<typeof ApiKeyCreateInput>;
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdBy: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+type ApiKeyRecord = Awaited<ReturnType<ServiceDeps['prisma']['apiKey']['findFirstOrThrow']>>;
+
+function toView(k: ApiKeyRecord): ApiKeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    createdBy: k.createdBy,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export async function createApiKey(
+  deps: ServiceDeps,
+  actor: Actor,
+  raw: z.input<typeof ApiKeyCreateInput>,
+): Promise<{ apiKey: ApiKeyView; key: string }> {
+  authorize(actor, 'admin');
+  const input = parseInput(ApiKeyCreateInput, raw);
+  if (input.expiresAt && input.expiresAt <= deps.clock.now()) {
+    throw AppError.invalid([{ path: 'expiresAt', message: 'must be in the future' }]);
+  }
+  const generated = generateApiKey();
+  const created = await deps.prisma.$transaction(async (tx) => {
+    const row = await tx.apiKey.create({
+      data: {
+        id: newId('key'),
+        tenantId: actor.tenantId,
+        name: input.name,
+        prefix: generated.prefix,
+        keyHash: new Uint8Array(generated.hash),
+        scopes: input.scopes,
+        createdBy: actor.type === 'user' ? actor.id : null,
+        expiresAt: input.expiresAt ?? null,
+        createdAt: deps.clock.now(),
+      },
+    });
+    await audit(tx, actor, 'api_key.created', 'api_key', row.id, { name: row.name, scopes: row.scopes });
+    return row;
+  });
+  return { apiKey: toView(created), key: generated.key };
+}
+
+/** Newest first; revoked and expired keys included (the UI shows them as such). */
+export async function listApiKeys(deps: ServiceDeps, actor: Actor): Promise<ApiKeyView[]> {
+  authorize(actor, 'admin');
+  const rows = await deps.prisma.apiKey.findMany({
+    where: { tenantId: actor.tenantId },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  return rows.map(toView);
+}
+
+/** Idempotent: revoking a revoked key answers it unchanged. */
+export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: string): Promise<ApiKeyView> {
+  authorize(actor, 'admin');
+  return deps.prisma.$transaction(async (tx) => {
+    const key = await tx.apiKey.findFirst({ where: { id: keyId, tenantId: actor.tenantId } });
+    if (!key) throw AppError.notFound('API key');
+    if (key.revokedAt) return toView(key);
+    const revoked = await tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: deps.clock.now() } });
+    await audit(tx, actor, 'api_key.revoked', 'api_key', key.id, { name: key.name });
+    return toView(revoked);
+  });
+}
+
+export interface Authenticated {
+  actor: Extract<Actor, { type: 'api_key' }>;
+  rateLimit: RateLimitDecision;
+}
+
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/**
+ * Resolves a bearer token to its key's actor and takes one token from the key's rate-limit
+ * bucket. Every way a key can be unusable answers the same 401, so callers learn nothing
+ * about which keys exist. A rate-limited request throws 429 with Retry-After.
+ */
+export async function authenticateApiKey(deps: ServiceDeps, token: string): Promise<Authenticated> {
+  const denied = () => new AppError('unauthenticated', 'a valid API key is required (Authorization: Bearer bfy_...)');
+  if (!isWellFormedApiKey(token)) throw denied();
+  const { rows } = await deps.pool.query<{
+    id: string;
+    tenant_id: string;
+    scopes: string[];
+    expires_at: Date | null;
+    revoked_at: Date | null;
+    last_used_at: Date | null;
+    rate_limit_per_second: number;
+    rate_limit_burst: number;
+  }>(
+    `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+            t.rate_limit_per_second, t.rate_limit_burst
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+      WHERE k.key_hash = $1`,
+    [hashApiKey(token)],
+  );
+  const key = rows[0];
+  const now = deps.clock.now();
+  if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw denied();
+
+  const rateLimit = await takeToken(deps.pool, `key:${key.id}`, {
+    perSecond: key.rate_limit_per_second,
+    burst: key.rate_limit_burst,
+  });
+  if (!rateLimit.allowed) {
+    throw new AppError('rate_limited', `rate limit of ${key.rate_limit_per_second} requests per second exceeded`, {
+      retryAfterSeconds: rateLimit.retryAfterSeconds,
+    });
+  }
+  // At most one write per key per minute, however busy the key is.
+  if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) {
+    await deps.pool.query(
+      `UPDATE api_keys SET last_used_at = $2
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::timestamptz - interval '1 minute')`,
+      [key.id, now],
+    );
+  }
+  return { actor: { type: 'api_key', id: key.id, tenantId: key.tenant_id, scopes: key.scopes }, rateLimit };
+}

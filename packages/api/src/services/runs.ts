@@ -1,0 +1,115 @@
+// Runs: a job's history, one run with its attempts, and the three things a user may do to
+// runs: trigger a job now, cancel a run that has not finished, replay a finished one.
+import type { Actor, ServiceDeps } from '../context';
+import { AppError } from '../errors';
+import type { ListRunsQuery } from '../schemas/queries';
+import type { RunView } from '../schemas/resources';
+import { authorize } from '../security/scopes';
+import { withTransaction } from '../sql/tx';
+import { auditSql } from './audit';
+import { nowMs, requireJob, selectJob } from './jobs';
+import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
+import { insertAndEnqueueRuns } from './run-enqueue';
+import { RUN_COLUMNS, type RunRow, runSelect, selectRun, toRunView, withAttempts } from './run-rows';
+
+/** Statuses after which nothing more happens to a run ('failed' still has a retry coming). */
+export const FINISHED_RUN_STATUSES: readonly RunView['status'][] = ['succeeded', 'dead', 'cancelled', 'skipped'];
+const CANCELLABLE = ['pending', 'failed', 'running'];
+
+/**
+ * The job's runs, newest scheduled time first. The history of a deleted job stays
+ * readable here (its own GET answers 404).
+ */
+export async function listJobRuns(
+  deps: ServiceDeps,
+  actor: Actor,
+  jobId: string,
+  query: ListRunsQuery = {},
+): Promise<Page<RunView>> {
+  authorize(actor, 'runs:read');
+  const limit = pageLimit(query.limit);
+  const after = decodeCursor('runs', query.cursor);
+  if (!(await selectJob(deps.pool, actor.tenantId, jobId, { includeDeleted: true }))) throw AppError.notFound('Job');
+  const values: unknown[] = [jobId, actor.tenantId];
+  const where = ['r.job_id = $1', 'r.tenant_id = $2'];
+  if (query.status !== undefined) where.push(`r.status = $${values.push(query.status)}`);
+  if (after) where.push(`(r.scheduled_time, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
+  values.push(limit + 1);
+  const { rows } = await deps.pool.query<RunRow>(
+    `${runSelect('r.scheduled_time')} WHERE ${where.join(' AND ')}
+      ORDER BY r.scheduled_time DESC, r.id DESC LIMIT $${values.length}`,
+    values,
+  );
+  const page = toPage('runs', rows, limit, (r) => ({ t: r.sort_ts, id: r.id }), (r) => r);
+  return { data: await withAttempts(deps.pool, actor.tenantId, page.data), nextCursor: page.nextCursor };
+}
+
+export async function getRun(deps: ServiceDeps, actor: Actor, runId: string): Promise<RunView> {
+  authorize(actor, 'runs:read');
+  const row = await selectRun(deps.pool, actor.tenantId, runId);
+  if (!row) throw AppError.notFound('Run');
+  const [view] = await withAttempts(deps.pool, actor.tenantId, [row]);
+  return view as RunView;
+}
+
+/** Runs the job once now, outside its schedule (also when it is paused or completed). */
+export async function triggerJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<RunView> {
+  authorize(actor, 'runs:write');
+  const now = nowMs(deps);
+  return withTransaction(deps.pool, async (client) => {
+    // FOR UPDATE also keeps a concurrent delete from slipping in between.
+    const job = await requireJob(client, actor.tenantId, jobId, true);
+    const [run] = await insertAndEnqueueRuns(client, deps.queue, actor.tenantId, now, [
+      { jobId: job.id, priority: job.priority, replayOf: null },
+    ]);
+    const row = run as RunRow;
+    await auditSql(client, actor, 'job.triggered', 'job', job.id, { runId: row.id });
+    return toRunView(row, []);
+  });
+}
+
+/**
+ * Stops a run that has not finished. A pending or retry-waiting run never starts; a running
+ * one is fenced out: its worker's completion no longer matches the run's status.
+ */
+export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string): Promise<RunView> {
+  authorize(actor, 'runs:write');
+  const now = nowMs(deps);
+  return withTransaction(deps.pool, async (client) => {
+    const row = await selectRun(client, actor.tenantId, runId, true);
+    if (!row) throw AppError.notFound('Run');
+    if (!CANCELLABLE.includes(row.status)) {
+      throw new AppError('conflict', `the run has already finished (${row.status}) and cannot be cancelled`);
+    }
+    const { rows } = await client.query<RunRow>(
+      `UPDATE runs AS r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
+        WHERE r.id = $1 AND r.scheduled_time = $2
+        RETURNING ${RUN_COLUMNS}, '' AS sort_ts`,
+      [row.id, row.scheduled_time, now],
+    );
+    await auditSql(client, actor, 'run.cancelled', 'run', row.id, { jobId: row.job_id, from: row.status });
+    const [view] = await withAttempts(client, actor.tenantId, rows);
+    return view as RunView;
+  });
+}
+
+/** Runs a finished run's job again now, as a new run linked to the original. */
+export async function replayRun(deps: ServiceDeps, actor: Actor, runId: string): Promise<RunView> {
+  authorize(actor, 'runs:write');
+  const now = nowMs(deps);
+  return withTransaction(deps.pool, async (client) => {
+    const row = await selectRun(client, actor.tenantId, runId);
+    if (!row) throw AppError.notFound('Run');
+    if (!FINISHED_RUN_STATUSES.includes(row.status)) {
+      throw new AppError('conflict', `only a finished run can be replayed; this one is ${row.status}`);
+    }
+    const job = await selectJob(client, actor.tenantId, row.job_id, { forUpdate: true });
+    if (!job) throw new AppError('conflict', "the run's job has been deleted");
+    const [run] = await insertAndEnqueueRuns(client, deps.queue, actor.tenantId, now, [
+      { jobId: job.id, priority: job.priority, replayOf: row.id },
+    ]);
+    const created = run as RunRow;
+    await auditSql(client, actor, 'run.replayed', 'run', row.id, { jobId: job.id, newRunId: created.id });
+    return toRunView(created, []);
+  });
+}

@@ -1,0 +1,21 @@
+// The dashboard's tRPC API. Each procedure parses its input, calls one domain function and
+// returns what it answers; authorisation lives in those functions.
+import { accountRouter } from './routers/account';
+import { jobsRouter } from './routers/jobs';
+import { deadLetterRouter, runsRouter, scheduleRouter } from './routers/runs';
+import { apiKeysRouter, clusterRouter, membersRouter, signingSecretRouter } from './routers/settings';
+import { router } from './init';
+
+export const appRouter = router({
+  account: accountRouter,
+  jobs: jobsRouter,
+  runs: runsRouter,
+  deadLetter: deadLetterRouter,
+  schedule: scheduleRouter,
+  apiKeys: apiKeysRouter,
+  signingSecret: signingSecretRouter,
+  members: membersRouter,
+  cluster: clusterRouter,
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,211 @@
+// Contract tests of runs: trigger (a run row AND its pg-boss message, atomically), a job's
+// run history, one run with its attempts, cancel and replay.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idTime } from '@belfry/core';
+import { Run, RunPage } from '../src/index';
+import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
+import { withTransaction } from '../src/sql/tx';
+import { client, createHarness, type Harness, insertRun, jobBody, makeTenant, type TestTenant } from './support';
+
+let h: Harness;
+let t: TestTenant;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  t = await makeTenant(h);
+  api = client(h, t.key);
+});
+afterAll(() => h.close());
+
+async function queued(runId: string) {
+  const { rows } = await h.db.pool.query<{ name: string; data: { runId: string; scheduledTime: string } }>(
+    `SELECT name, data FROM pgboss.job WHERE data->>'runId' = $1`,
+    [runId],
+  );
+  return rows;
+}
+
+async function newJob(overrides: Record<string, unknown> = {}): Promise<string> {
+  return (await api.post('/api/v1/jobs', jobBody(overrides))).body.id;
+}
+
+describe('POST /api/v1/jobs/{id}/trigger', () => {
+  it('creates a pending manual run and its message on the tenant/priority queue, in one go', async () => {
+    const jobId = await newJob({ priority: 'high' });
+    const before = Date.now();
+    const res = await api.post(`/api/v1/jobs/${jobId}/trigger`);
+    expect(res.status).toBe(201);
+    const run = Run.parse(res.body);
+    expect(res.headers.get('location')).toBe(`/api/v1/runs/${run.id}`);
+    expect(run).toMatchObject({
+      jobId,
+      status: 'pending',
+      skipReason: null,
+      attempt: 0,
+      trigger: 'manual',
+      replayOf: null,
+      startedAt: null,
+      finishedAt: null,
+      attempts: [],
+    });
+    expect(Date.parse(run.scheduledTime)).toBeGreaterThanOrEqual(before - 1);
+    expect(idTime(run.id)?.toISOString()).toBe(run.scheduledTime);
+    const messages = await queued(run.id);
+    expect(messages).toEqual([{ name: `t.${t.tenantId}.high`, data: { runId: run.id, scheduledTime: run.scheduledTime } }]);
+    const { rows } = await h.db.pool.query('SELECT priority FROM runs WHERE id = $1', [run.id]);
+    expect(rows[0].priority).toBe('high');
+  });
+
+  it('works on a paused job (a manual run is outside the schedule); 404 for unknown or deleted jobs', async () => {
+    const jobId = await newJob();
+    await api.post(`/api/v1/jobs/${jobId}/pause`);
+    expect((await api.post(`/api/v1/jobs/${jobId}/trigger`)).status).toBe(201);
+    await api.del(`/api/v1/jobs/${jobId}`);
+    expect((await api.post(`/api/v1/jobs/${jobId}/trigger`)).status).toBe(404);
+    expect((await api.post('/api/v1/jobs/job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T/trigger')).status).toBe(404);
+  });
+
+  it('the run row and its message commit together and roll back together', async () => {
+    const jobId = await newJob();
+    const now = new Date(Math.floor(Date.now()));
+    let rolledBack: string | undefined;
+    await expect(
+      withTransaction(h.db.pool, async (c) => {
+        const [run] = await insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [{ jobId, priority: 'normal', replayOf: null }]);
+        rolledBack = run?.id;
+        expect(await queued(rolledBack as string)).toHaveLength(0); // not visible outside the transaction yet
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(rolledBack).toBeDefined();
+    expect((await h.db.pool.query('SELECT 1 FROM runs WHERE id = $1', [rolledBack])).rowCount).toBe(0);
+    expect(await queued(rolledBack as string)).toHaveLength(0);
+
+    const committed = await withTransaction(h.db.pool, (c) =>
+      insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [{ jobId, priority: 'low', replayOf: null }]),
+    );
+    const id = committed[0]?.id as string;
+    expect((await h.db.pool.query('SELECT 1 FROM runs WHERE id = $1', [id])).rowCount).toBe(1);
+    expect((await queued(id)).map((m) => m.name)).toEqual([`t.${t.tenantId}.low`]);
+  });
+});
+
+describe('GET /api/v1/jobs/{id}/runs and /api/v1/runs/{runId}', () => {
+  let jobId: string;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    jobId = await newJob();
+    const base = Date.now() - 10 * 60_000;
+    for (let i = 0; i < 7; i++) {
+      ids.push(
+        await insertRun(h, {
+          tenantId: t.tenantId,
+          jobId,
+          status: i % 2 === 0 ? 'succeeded' : 'dead',
+          scheduledTime: new Date(base + i * 60_000),
+          attempts: i % 2 === 0 ? 1 : 3,
+        }),
+      );
+    }
+  });
+
+  it('lists newest first with attempts, paginates, and filters by status', async () => {
+    const page1 = await api.get(`/api/v1/jobs/${jobId}/runs?limit=3`);
+    expect(page1.status).toBe(200);
+    const parsed = RunPage.parse(page1.body);
+    expect(parsed.data.map((r) => r.id)).toEqual([ids[6], ids[5], ids[4]]);
+    expect(parsed.data[1]?.attempts).toHaveLength(3);
+    const rest: string[] = [];
+    let cursor = parsed.nextCursor;
+    while (cursor) {
+      const page = await api.get(`/api/v1/jobs/${jobId}/runs?limit=3&cursor=${cursor}`);
+      rest.push(...page.body.data.map((r: { id: string }) => r.id));
+      cursor = page.body.nextCursor;
+    }
+    expect(rest).toEqual([ids[3], ids[2], ids[1], ids[0]]);
+    const dead = await api.get(`/api/v1/jobs/${jobId}/runs?status=dead`);
+    expect(dead.body.data.map((r: { id: string }) => r.id)).toEqual([ids[5], ids[3], ids[1]]);
+    expect((await api.get(`/api/v1/jobs/${jobId}/runs?status=bogus`)).status).toBe(400);
+    expect((await api.get('/api/v1/jobs/job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T/runs')).status).toBe(404);
+  });
+
+  it('rejects a cursor from another list', async () => {
+    const jobs = await api.get('/api/v1/jobs?limit=1');
+    expect(jobs.body.nextCursor).not.toBeNull();
+    expect((await api.get(`/api/v1/jobs/${jobId}/runs?cursor=${jobs.body.nextCursor}`)).status).toBe(400);
+  });
+
+  it('gets one run with every attempt in order, in the contract shape', async () => {
+    const res = await api.get(`/api/v1/runs/${ids[1]}`);
+    expect(res.status).toBe(200);
+    const run = Run.parse(res.body);
+    expect(run.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    expect(run.attempts[0]).toEqual({
+      attempt: 1,
+      workerId: 'worker-1',
+      startedAt: run.scheduledTime,
+      finishedAt: run.scheduledTime,
+      status: 'failed',
+      httpStatus: 503,
+      durationMs: 120,
+      error: 'HTTP 503',
+      responseSnippet: 'unavailable',
+    });
+    expect(Object.keys(run).sort()).toEqual(
+      ['id', 'jobId', 'scheduledTime', 'status', 'skipReason', 'attempt', 'trigger', 'replayOf', 'createdAt',
+        'startedAt', 'finishedAt', 'attempts'].sort(),
+    );
+  });
+
+  it('answers 404 for unknown, malformed and wrong-prefix run ids', async () => {
+    for (const id of ['run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T', 'run_nope', jobId, 'run_ZZZZZZZZZZZZZZZZZZZZZZZZZZ', '%E0%A4%A']) {
+      expect((await api.get(`/api/v1/runs/${id}`)).status, id).toBe(404);
+    }
+  });
+});
+
+describe('cancel and replay', () => {
+  it('cancels pending, retry-waiting and running runs; finished ones are 409', async () => {
+    const jobId = await newJob();
+    for (const status of ['pending', 'failed', 'running']) {
+      const id = await insertRun(h, { tenantId: t.tenantId, jobId, status, finishedAt: null });
+      const res = await api.post(`/api/v1/runs/${id}/cancel`);
+      expect(res.status, status).toBe(200);
+      expect(Run.parse(res.body)).toMatchObject({ id, status: 'cancelled' });
+      expect(res.body.finishedAt).not.toBeNull();
+    }
+    for (const status of ['succeeded', 'dead', 'cancelled', 'skipped']) {
+      const id = await insertRun(h, { tenantId: t.tenantId, jobId, status });
+      const res = await api.post(`/api/v1/runs/${id}/cancel`);
+      expect(res.status, status).toBe(409);
+      expect(res.body.status).toBe(409);
+    }
+    expect((await api.post('/api/v1/runs/run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T/cancel')).status).toBe(404);
+  });
+
+  it('replays a finished run as a new linked run, enqueued; unfinished runs are 409', async () => {
+    const jobId = await newJob({ priority: 'low' });
+    const dead = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'dead', attempts: 2 });
+    const res = await api.post(`/api/v1/runs/${dead}/replay`);
+    expect(res.status).toBe(201);
+    const run = Run.parse(res.body);
+    expect(run).toMatchObject({ jobId, trigger: 'replay', replayOf: dead, status: 'pending', attempt: 0, attempts: [] });
+    expect(res.headers.get('location')).toBe(`/api/v1/runs/${run.id}`);
+    expect((await queued(run.id)).map((m) => m.name)).toEqual([`t.${t.tenantId}.low`]);
+    for (const status of ['pending', 'running', 'failed']) {
+      const id = await insertRun(h, { tenantId: t.tenantId, jobId, status, finishedAt: null });
+      expect((await api.post(`/api/v1/runs/${id}/replay`)).status, status).toBe(409);
+    }
+    const { rows } = await h.db.pool.query(`SELECT details FROM audit_log WHERE action = 'run.replayed' AND target_id = $1`, [dead]);
+    expect(rows[0].details).toEqual({ jobId, newRunId: run.id });
+  });
+
+  it("refuses to replay a run whose job was deleted (409)", async () => {
+    const jobId = await newJob();
+    const dead = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'dead' });
+    await api.del(`/api/v1/jobs/${jobId}`);
+    expect((await api.post(`/api/v1/runs/${dead}/replay`)).status).toBe(409);
+  });
+});

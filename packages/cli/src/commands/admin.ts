@@ -1,0 +1,98 @@
+// `belfry admin ...`: operator commands that talk to the database directly, not to the REST
+// API (there is no tenant yet whose key could call it). The database comes from DATABASE_URL
+// or the embedded PostgreSQL, exactly as `npm start` finds it, and the encryption key is the
+// one `npm start` hands the server, so secrets sealed here open there. The database packages
+// are imported on demand, so the everyday commands do not load Prisma.
+import { Command } from 'commander';
+import type { Context } from '../context';
+import { ApiError, CliError } from '../errors';
+import { json } from '../format';
+
+export function adminCommand(ctx: Context): Command {
+  const admin = new Command('admin').description(
+    'operator commands on the database (needs DATABASE_URL or the embedded database)',
+  );
+
+  admin
+    .command('create-tenant')
+    .description('create a tenant with a first API key (all scopes) and a signing secret')
+    .requiredOption('--name <name>', 'tenant name (1-200 characters)')
+    .option('--json', 'print { "tenantId", "apiKey" } as JSON')
+    .action(async (flags: { name: string; json?: boolean }) => {
+      const created = await createTenantOnDatabase(ctx, flags.name);
+      if (flags.json) {
+        ctx.io.out(`${json({ tenantId: created.tenantId, apiKey: created.apiKey })}\n`);
+        return;
+      }
+      ctx.io.out(
+        [
+          `Created tenant ${flags.name.trim()} (${created.tenantId}).`,
+          `API key: ${created.apiKey}`,
+          'The key is shown only now; store it somewhere safe.',
+          `Use it with: belfry login --url http://localhost:3000 --token ${created.apiKey}`,
+          '',
+        ].join('\n'),
+      );
+    });
+
+  return admin;
+}
+
+async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
+  const [{ deriveEncryptionKey }, db, api] = await Promise.all([
+    import('@belfry/core'),
+    import('@belfry/db'),
+    import('@belfry/api'),
+  ]);
+  const progress = (message: string) => ctx.io.err(`[belfry] ${message}\n`);
+  const dbEnv = wrap('invalid database configuration', () => db.readDbEnv());
+  const target = await wrapAsync('cannot start or reach the database', () => db.resolveDatabase(dbEnv, progress));
+  const cleanup: (() => Promise<unknown>)[] = [];
+  try {
+    const { partitions } = await wrapAsync('cannot migrate the database', () =>
+      db.migrate(target.url, { partitions: dbEnv.BELFRY_PARTITIONS }),
+    );
+    // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
+    const encryptionKey = deriveEncryptionKey(db.localSecret('encryption-key', ctx.env.encryptionKey));
+    const prisma = db.createPrisma(target.url, { max: 2 });
+    cleanup.push(() => prisma.$disconnect());
+    const pool = db.createPool(target.url, { max: 2, name: 'belfry-cli' });
+    cleanup.push(() => pool.end());
+    const queue = await wrapAsync('cannot connect the queue', () => db.createQueueClient(target.url, { max: 1 }));
+    cleanup.push(() => queue.stop({ graceful: false }));
+    const log = {
+      info: () => {},
+      warn: (obj: object | string, msg?: string) => progress(`warning: ${msg ?? JSON.stringify(obj)}`),
+      error: (obj: object | string, msg?: string) => progress(`error: ${msg ?? JSON.stringify(obj)}`),
+    };
+    const deps = { prisma, pool, queue, clock: api.systemClock, log, encryptionKey, partitions };
+    try {
+      const created = await api.createTenant(deps, { name });
+      if (!created.apiKey) throw new CliError('the tenant was created without an API key');
+      return { tenantId: created.tenantId, apiKey: created.apiKey };
+    } catch (err) {
+      // Domain errors read like the API's, so they are printed the same way.
+      if (err instanceof api.AppError) throw new ApiError(err.status, api.toProblem(err));
+      throw err;
+    }
+  } finally {
+    for (const close of cleanup.reverse()) await close().catch(() => {});
+    await target.release().catch(() => {});
+  }
+}
+
+function wrap<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new CliError(`${what}: ${(err as Error).message}`);
+  }
+}
+
+async function wrapAsync<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new CliError(`${what}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from './errors';
+import { buildJobBody, parseHeader, parseJson } from './job-input';
+
+describe('buildJobBody from flags', () => {
+  it('builds a cron job with every common field', () => {
+    const body = buildJobBody(undefined, {
+      name: 'report',
+      cron: '0 7 * * *',
+      timezone: 'Europe/Berlin',
+      url: 'https://example.com/hook',
+      method: 'put',
+      header: { 'x-team': 'billing' },
+      payload: { a: 1 },
+      maxAttempts: 3,
+      timeout: 60,
+      priority: 'high',
+      misfire: 'skip',
+      overlap: 'skip',
+    });
+    expect(body).toEqual({
+      name: 'report',
+      schedule: { type: 'cron', expression: '0 7 * * *', timezone: 'Europe/Berlin' },
+      target: { type: 'http', url: 'https://example.com/hook', method: 'PUT', headers: { 'x-team': 'billing' } },
+      payload: { a: 1 },
+      retry: { maxAttempts: 3 },
+      timeoutSeconds: 60,
+      priority: 'high',
+      misfirePolicy: 'skip',
+      overlapPolicy: 'skip',
+    });
+  });
+
+  it('builds interval and one-off schedules and leaves server defaults alone', () => {
+    expect(buildJobBody(undefined, { name: 'n', every: 300, url: 'https://x.test' })).toEqual({
+      name: 'n',
+      schedule: { type: 'interval', everySeconds: 300 },
+      target: { type: 'http', url: 'https://x.test' },
+    });
+    expect(buildJobBody(undefined, { name: 'n', at: '2026-12-01T07:00:00.000Z', url: 'https://x.test' }).schedule).toEqual({
+      type: 'once',
+      runAt: '2026-12-01T07:00:00.000Z',
+    });
+  });
+
+  it('names every missing required flag', () => {
+    expect(() => buildJobBody(undefined, {})).toThrow(/needs --name, a schedule \(--cron, --every or --at\) and --url/);
+    expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *' })).toThrow(/needs --url/);
+    expect(() => buildJobBody(undefined, {})).toThrow(UsageError);
+  });
+
+  it('refuses two schedules and a lone --timezone', () => {
+    expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *', every: 5, url: 'https://x.test' })).toThrow(/only one of/);
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, timezone: 'UTC', url: 'https://x.test' })).toThrow(/--timezone applies only/);
+  });
+});
+
+describe('buildJobBody from --file', () => {
+  const file = {
+    name: 'from-file',
+    schedule: { type: 'cron', expression: '0 7 * * *' },
+    target: { type: 'http', url: 'https://a.test', method: 'POST', headers: { a: '1' } },
+    retry: { maxAttempts: 2, initialDelaySeconds: 1, maxDelaySeconds: 5 },
+    extra: 'sent as is, for the server to judge',
+  };
+
+  it('sends the file as the body', () => {
+    expect(buildJobBody(file, {})).toEqual(file);
+  });
+
+  it('lets flags override fields, merging headers and retry', () => {
+    const body = buildJobBody(file, { name: 'other', header: { b: '2' }, maxAttempts: 9, timezone: 'Asia/Tokyo' });
+    expect(body.name).toBe('other');
+    expect(body.schedule).toEqual({ type: 'cron', expression: '0 7 * * *', timezone: 'Asia/Tokyo' });
+    expect(body.target).toEqual({ type: 'http', url: 'https://a.test', method: 'POST', headers: { a: '1', b: '2' } });
+    expect(body.retry).toEqual({ maxAttempts: 9, initialDelaySeconds: 1, maxDelaySeconds: 5 });
+    expect(file.name).toBe('from-file');
+  });
+
+  it('does not demand flags the file may lack (the server says what is missing)', () => {
+    expect(buildJobBody({}, {})).toEqual({});
+  });
+
+  it('refuses a file that is not an object', () => {
+    expect(() => buildJobBody([1], {})).toThrow(/JSON object/);
+    expect(() => buildJobBody('x', {})).toThrow(/JSON object/);
+  });
+});
+
+describe('flag values', () => {
+  it('parses repeatable headers', () => {
+    const one = parseHeader('x-team: billing', undefined);
+    expect(parseHeader('Authorization:Bearer a:b', one)).toEqual({ 'x-team': 'billing', Authorization: 'Bearer a:b' });
+    expect(() => parseHeader('no-colon', undefined)).toThrow(/name:value/);
+    expect(() => parseHeader(':value', undefined)).toThrow(/name:value/);
+  });
+
+  it('parses JSON with the parser complaint', () => {
+    expect(parseJson('{"a":[1]}', '--payload')).toEqual({ a: [1] });
+    expect(() => parseJson('{a:1}', '--payload')).toThrow(/--payload is not valid JSON/);
+  });
+});

@@ -1,0 +1,127 @@
+// `jobs create`: turns flags (and an optional --file holding a whole POST /jobs body) into
+// the request body. Flags win over the file, field by field, so one file can serve as a
+// template (`--file base.json --name other`). Values are checked here only as far as needed
+// to build the body; the server's validation is the authority and its errors are shown as is.
+import { UsageError, type FieldHints } from './errors';
+import type { JobCreateBody, MisfirePolicy, OverlapPolicy, Priority } from './types';
+
+export interface JobCreateFlags {
+  name?: string;
+  cron?: string;
+  timezone?: string;
+  /** seconds, parsed from --every */
+  every?: number;
+  /** UTC ISO instant, parsed from --at */
+  at?: string;
+  url?: string;
+  method?: string;
+  header?: Record<string, string>;
+  /** parsed --payload or --payload-file content */
+  payload?: unknown;
+  maxAttempts?: number;
+  timeout?: number;
+  priority?: Priority;
+  misfire?: MisfirePolicy;
+  overlap?: OverlapPolicy;
+}
+
+/** Which flag sets a body field, so a validation error can name the flag the user typed. */
+export const JOB_FIELD_HINTS: FieldHints = {
+  name: '--name',
+  'schedule.expression': '--cron',
+  'schedule.timezone': '--timezone',
+  'schedule.everySeconds': '--every',
+  'schedule.runAt': '--at',
+  'target.url': '--url',
+  'target.method': '--method',
+  'target.headers': '--header',
+  payload: '--payload',
+  'retry.maxAttempts': '--max-attempts',
+  timeoutSeconds: '--timeout',
+  priority: '--priority',
+  misfirePolicy: '--misfire',
+  overlapPolicy: '--overlap',
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBody {
+  if (file !== undefined && !isObject(file)) {
+    throw new UsageError('--file must hold a JSON object: the body of POST /api/v1/jobs');
+  }
+  const body: JobCreateBody = { ...(file ?? {}) };
+  const scheduleFlags = [flags.cron !== undefined, flags.every !== undefined, flags.at !== undefined].filter(
+    Boolean,
+  ).length;
+  if (scheduleFlags > 1) throw new UsageError('give only one of --cron, --every and --at');
+
+  if (flags.name !== undefined) body.name = flags.name;
+
+  if (flags.cron !== undefined) {
+    body.schedule = {
+      type: 'cron',
+      expression: flags.cron,
+      ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
+    };
+  } else if (flags.timezone !== undefined) {
+    const current = body.schedule;
+    if (!isObject(current) || current.type !== 'cron')
+      throw new UsageError('--timezone applies only to a cron schedule (--cron)');
+    body.schedule = { ...current, timezone: flags.timezone } as JobCreateBody['schedule'];
+  }
+  if (flags.every !== undefined) body.schedule = { type: 'interval', everySeconds: flags.every };
+  if (flags.at !== undefined) body.schedule = { type: 'once', runAt: flags.at };
+
+  if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined) {
+    const current = isObject(body.target) ? body.target : {};
+    const currentHeaders = isObject(current.headers) ? (current.headers as Record<string, string>) : {};
+    body.target = {
+      type: 'http',
+      ...current,
+      ...(flags.url !== undefined ? { url: flags.url } : {}),
+      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() } : {}),
+      ...(flags.header !== undefined ? { headers: { ...currentHeaders, ...flags.header } } : {}),
+    };
+  }
+  if (flags.payload !== undefined) body.payload = flags.payload;
+  if (flags.maxAttempts !== undefined) {
+    body.retry = { ...(isObject(body.retry) ? body.retry : {}), maxAttempts: flags.maxAttempts };
+  }
+  if (flags.timeout !== undefined) body.timeoutSeconds = flags.timeout;
+  if (flags.priority !== undefined) body.priority = flags.priority;
+  if (flags.misfire !== undefined) body.misfirePolicy = flags.misfire;
+  if (flags.overlap !== undefined) body.overlapPolicy = flags.overlap;
+
+  if (file === undefined) {
+    const missing = [
+      body.name === undefined ? '--name' : null,
+      body.schedule === undefined ? 'a schedule (--cron, --every or --at)' : null,
+      body.target === undefined ? '--url' : null,
+    ].filter((m): m is string => m !== null);
+    if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
+  }
+  return body;
+}
+
+function joinList(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** `--header "x-team: billing"`, repeatable; later values replace earlier ones of the same name. */
+export function parseHeader(text: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const colon = text.indexOf(':');
+  const name = colon > 0 ? text.slice(0, colon).trim() : '';
+  if (!name) throw new Error(`'${text}' is not a header: use name:value, e.g. --header "x-team: billing"`);
+  return { ...previous, [name]: text.slice(colon + 1).trim() };
+}
+
+/** JSON from a flag or a file, with the parser's complaint on failure. */
+export function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${what} is not valid JSON: ${(err as Error).message}`);
+  }
+}

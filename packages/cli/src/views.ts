@@ -1,0 +1,157 @@
+// How jobs, runs and attempts look in human output. Each view is a pure function of the API
+// object and `now`, so the layout is unit-tested without a server.
+import { formatInstant, formatMs, formatRelative, formatSeconds } from './durations';
+import { keyValues, table, truncate } from './format';
+import type { Job, Run, Schedule } from './types';
+
+export function describeSchedule(schedule: Schedule): string {
+  switch (schedule.type) {
+    case 'cron':
+      return `cron ${schedule.expression}${schedule.timezone && schedule.timezone !== 'UTC' ? ` (${schedule.timezone})` : ''}`;
+    case 'interval':
+      return `every ${formatSeconds(schedule.everySeconds)}`;
+    case 'once':
+      return `once at ${schedule.runAt}`;
+    default:
+      return JSON.stringify(schedule);
+  }
+}
+
+function runStatus(run: Run): string {
+  return run.skipReason ? `${run.status} (${run.skipReason})` : run.status;
+}
+
+function elapsed(start: string | null, end: string | null): string {
+  if (!start || !end) return '-';
+  return formatMs(new Date(end).getTime() - new Date(start).getTime());
+}
+
+export function jobsTable(jobs: Job[], now: Date): string {
+  if (!jobs.length) return 'No jobs.';
+  return table(
+    [
+      { header: 'ID' },
+      { header: 'NAME', max: 32 },
+      { header: 'STATUS' },
+      { header: 'SCHEDULE', max: 40 },
+      { header: 'NEXT RUN' },
+      { header: 'TARGET', max: 60 },
+    ],
+    jobs.map((j) => [
+      j.id,
+      j.name,
+      j.status,
+      describeSchedule(j.schedule),
+      formatRelative(j.nextRunAt, now),
+      `${j.target.method} ${j.target.url}`,
+    ]),
+  );
+}
+
+export function jobDetail(job: Job, now: Date): string {
+  const headers = Object.entries(job.target.headers ?? {});
+  const { retry } = job;
+  return keyValues([
+    ['id', job.id],
+    ['name', job.name],
+    ['status', job.status],
+    ['schedule', describeSchedule(job.schedule)],
+    ['next run', formatInstant(job.nextRunAt, now)],
+    ['target', `${job.target.method} ${job.target.url}`],
+    ['headers', headers.length ? headers.map(([k, v]) => `${k}: ${v}`).join(', ') : '-'],
+    ['payload', job.payload === null || job.payload === undefined ? '-' : truncate(JSON.stringify(job.payload), 200)],
+    [
+      'retry',
+      `${retry.maxAttempts} attempt${retry.maxAttempts === 1 ? '' : 's'}, backoff ${formatSeconds(retry.initialDelaySeconds)} up to ${formatSeconds(retry.maxDelaySeconds)}`,
+    ],
+    ['timeout', formatSeconds(job.timeoutSeconds)],
+    ['priority', job.priority],
+    ['misfire', job.misfirePolicy],
+    ['overlap', job.overlapPolicy],
+    ['created', formatInstant(job.createdAt, now)],
+    ['updated', formatInstant(job.updatedAt, now)],
+  ]);
+}
+
+export function runsTable(runs: Run[], now: Date): string {
+  if (!runs.length) return 'No runs.';
+  return table(
+    [
+      { header: 'ID' },
+      { header: 'STATUS' },
+      { header: 'TRIGGER' },
+      { header: 'SCHEDULED' },
+      { header: 'ATTEMPT' },
+      { header: 'DURATION' },
+      { header: 'FINISHED' },
+    ],
+    runs.map((r) => [
+      r.id,
+      runStatus(r),
+      r.trigger,
+      formatRelative(r.scheduledTime, now),
+      String(r.attempt),
+      elapsed(r.startedAt, r.finishedAt),
+      formatRelative(r.finishedAt, now),
+    ]),
+  );
+}
+
+export function runDetail(run: Run, now: Date): string {
+  const head = keyValues([
+    ['id', run.id],
+    ['job', run.jobId],
+    ['status', runStatus(run)],
+    ['trigger', run.replayOf ? `${run.trigger} of ${run.replayOf}` : run.trigger],
+    ['scheduled', formatInstant(run.scheduledTime, now)],
+    ['started', formatInstant(run.startedAt, now)],
+    ['finished', formatInstant(run.finishedAt, now)],
+    ['attempts', String(run.attempts.length)],
+  ]);
+  if (!run.attempts.length) return head;
+  const attempts = table(
+    [
+      { header: '#' },
+      { header: 'STATUS' },
+      { header: 'HTTP' },
+      { header: 'DURATION' },
+      { header: 'STARTED' },
+      { header: 'WORKER', max: 24 },
+      { header: 'ERROR', max: 60 },
+    ],
+    run.attempts.map((a) => [
+      String(a.attempt),
+      a.status,
+      a.httpStatus === null ? '-' : String(a.httpStatus),
+      a.durationMs === null ? '-' : formatMs(a.durationMs),
+      formatRelative(a.startedAt, now),
+      a.workerId ?? '-',
+      a.error ?? '',
+    ]),
+  );
+  const last = run.attempts[run.attempts.length - 1];
+  const snippet = last?.responseSnippet ? `\n\nlast response: ${truncate(last.responseSnippet, 300)}` : '';
+  return `${head}\n\n${attempts}${snippet}`;
+}
+
+export function deadLetterTable(runs: Run[], now: Date): string {
+  if (!runs.length) return 'The dead letter is empty.';
+  return table(
+    [
+      { header: 'RUN' },
+      { header: 'JOB' },
+      { header: 'SCHEDULED' },
+      { header: 'ATTEMPTS' },
+      { header: 'FINISHED' },
+      { header: 'LAST ERROR', max: 60 },
+    ],
+    runs.map((r) => [
+      r.id,
+      r.jobId,
+      formatRelative(r.scheduledTime, now),
+      String(r.attempts.length || r.attempt),
+      formatRelative(r.finishedAt, now),
+      r.attempts[r.attempts.length - 1]?.error ?? '',
+    ]),
+  );
+}

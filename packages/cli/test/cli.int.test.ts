@@ -1,0 +1,275 @@
+// End to end: the real `belfry` binary (bin/belfry.mjs, as `npx belfry` runs it) in a child
+// process, against the real REST handler over a real database. Each invocation gets a private
+// HOME so stored credentials never leak between tests or into the developer's own.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENCRYPTION_KEY_MATERIAL, startTestServer, type TestServer } from './server';
+
+const root = resolve(import.meta.dirname, '../../..');
+const bin = join(root, 'node_modules/.bin/belfry');
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let server: TestServer;
+let apiKey: string;
+let home: string;
+let configDir: string;
+
+function belfry(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Result> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...options.env };
+  // The repository's Node 22 first, as under `npx`.
+  env.PATH = `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`;
+  for (const name of ['BELFRY_URL', 'BELFRY_TOKEN', 'DATABASE_URL', 'BELFRY_ENCRYPTION_KEY']) {
+    if (!options.env?.[name]) delete env[name];
+  }
+  return new Promise((done, fail) => {
+    const child = spawn(bin, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+async function ok(args: string[], options?: Parameters<typeof belfry>[1]): Promise<string> {
+  const r = await belfry(args, options);
+  if (r.code !== 0) throw new Error(`belfry ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  return r.stdout;
+}
+
+const json = async <T = Record<string, unknown>>(args: string[]): Promise<T> => JSON.parse(await ok([...args, '--json'])) as T;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  apiKey = (await server.createTenant('cli e2e')).apiKey;
+  home = mkdtempSync(join(tmpdir(), 'belfry-cli-e2e-'));
+  configDir = join(home, 'config', 'belfry');
+});
+afterAll(() => server?.close());
+
+describe('before login', () => {
+  it('says to log in, exit 1', async () => {
+    const r = await belfry(['jobs', 'list']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: not logged in: run `belfry login --url <url> --token <api key>`/);
+  });
+
+  it('exits 2 on a bad flag, with commander usage text', async () => {
+    const r = await belfry(['jobs', 'list', '--frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--frobnicate'");
+  });
+
+  it('refuses a wrong key at login and stores nothing', async () => {
+    const r = await belfry(['login', '--url', server.url, '--token', 'bfy_not_a_real_key']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${server.url} rejected this API key`);
+    expect(existsSync(join(configDir, 'config.json'))).toBe(false);
+  });
+
+  it('names the server it cannot reach', async () => {
+    const port = await closedPort();
+    const r = await belfry(['jobs', 'list'], { env: { BELFRY_URL: `http://127.0.0.1:${port}`, BELFRY_TOKEN: apiKey } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: cannot reach http://127.0.0.1:${port}: connection refused\n`);
+  });
+});
+
+describe('with a stored login', () => {
+  let cronJobId: string;
+  let fileJobId: string;
+  let runId: string;
+
+  it('login stores {url, token} readable by the user alone', async () => {
+    const out = await ok(['login', '--url', `${server.url}/`, '--token', apiKey]);
+    expect(out).toContain(`Logged in to ${server.url}`);
+    const file = join(configDir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(configDir).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: server.url, token: apiKey });
+  });
+
+  it('jobs create from flags', async () => {
+    const job = await json<{ id: string; [k: string]: unknown }>([
+      'jobs', 'create', '--name', 'nightly-report', '--cron', '0 7 * * *', '--timezone', 'Europe/Berlin',
+      '--url', 'https://example.com/hook', '--header', 'x-team: billing', '--payload', '{"report":"daily"}',
+      '--max-attempts', '3', '--timeout', '45s', '--priority', 'high', '--misfire', 'skip', '--overlap', 'skip',
+    ]);
+    expect(job).toMatchObject({
+      name: 'nightly-report',
+      schedule: { type: 'cron', expression: '0 7 * * *', timezone: 'Europe/Berlin' },
+      target: { type: 'http', url: 'https://example.com/hook', method: 'POST', headers: { 'x-team': 'billing' } },
+      payload: { report: 'daily' },
+      retry: { maxAttempts: 3 },
+      timeoutSeconds: 45,
+      priority: 'high',
+      misfirePolicy: 'skip',
+      overlapPolicy: 'skip',
+      status: 'active',
+    });
+    cronJobId = job.id;
+  });
+
+  it('jobs create from --file', async () => {
+    const file = join(home, 'job.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ name: 'every-five', schedule: { type: 'interval', everySeconds: 300 }, target: { type: 'http', url: 'https://example.com/five', method: 'PUT' } }),
+    );
+    const out = await ok(['jobs', 'create', '--file', file]);
+    const id = /^Created (job_\w+) \(every-five\)\./.exec(out)?.[1];
+    expect(id).toBeDefined();
+    expect(out).toMatch(/schedule:\s+every 5m/);
+    expect(out).toMatch(/target:\s+PUT https:\/\/example.com\/five/);
+    fileJobId = id as string;
+  });
+
+  it('jobs get, human and JSON', async () => {
+    const out = await ok(['jobs', 'get', cronJobId]);
+    expect(out).toMatch(/^id:\s+job_/);
+    expect(out).toMatch(/schedule:\s+cron 0 7 \* \* \* \(Europe\/Berlin\)/);
+    expect(out).toMatch(/next run:\s+\S+Z \(in /);
+    const job = await json(['jobs', 'get', cronJobId]);
+    expect(job).toMatchObject({ id: cronJobId, name: 'nightly-report' });
+  });
+
+  it('jobs list as a table and as JSON, with paging', async () => {
+    const table = (await ok(['jobs', 'list'])).trimEnd().split('\n');
+    expect(table[0]).toMatch(/^ID\s+NAME\s+STATUS\s+SCHEDULE\s+NEXT RUN\s+TARGET$/);
+    expect(table).toHaveLength(3);
+    expect(table.join('\n')).toContain(cronJobId);
+    expect(table.join('\n')).toMatch(new RegExp(`${fileJobId}\\s+every-five\\s+active\\s+every 5m\\s+in \\d+m\\s+PUT https://example.com/five`));
+    const page = await json<{ data: { id: string }[]; nextCursor: string | null }>(['jobs', 'list']);
+    expect(page.data.map((j) => j.id).sort()).toEqual([cronJobId, fileJobId].sort());
+    expect(page.nextCursor).toBeNull();
+
+    const first = await belfry(['jobs', 'list', '--limit', '1']);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/^\(more: --cursor \S+, or --all\)$/m);
+    const all = await json<{ data: unknown[] }>(['jobs', 'list', '--limit', '1', '--all']);
+    expect(all.data).toHaveLength(2);
+  });
+
+  it('pause and resume', async () => {
+    expect(await ok(['jobs', 'pause', cronJobId])).toMatch(/^Paused job_\w+ \(nightly-report\): paused/);
+    const paused = await json<{ data: { id: string }[] }>(['jobs', 'list', '--status', 'paused']);
+    expect(paused.data.map((j) => j.id)).toEqual([cronJobId]);
+    const resumed = await json(['jobs', 'resume', cronJobId]);
+    expect(resumed).toMatchObject({ id: cronJobId, status: 'active' });
+    expect(resumed.nextRunAt).toEqual(expect.any(String));
+  });
+
+  it('trigger, then runs list and runs get', async () => {
+    const run = await json<{ id: string; jobId: string; trigger: string }>(['jobs', 'trigger', fileJobId]);
+    expect(run).toMatchObject({ jobId: fileJobId, trigger: 'manual' });
+    runId = run.id;
+
+    const table = await ok(['runs', 'list', '--job', fileJobId]);
+    expect(table).toMatch(/^ID\s+STATUS\s+TRIGGER\s+SCHEDULED\s+ATTEMPT\s+DURATION\s+FINISHED/);
+    expect(table).toMatch(new RegExp(`${runId}\\s+(pending|running|succeeded|failed|dead)\\s+manual`));
+    const page = await json<{ data: { id: string }[] }>(['runs', 'list', '--job', fileJobId]);
+    expect(page.data.map((r) => r.id)).toEqual([runId]);
+
+    const detail = await ok(['runs', 'get', runId]);
+    expect(detail).toMatch(new RegExp(`^id:\\s+${runId}`));
+    expect(detail).toMatch(/trigger:\s+manual/);
+    const full = await json<{ id: string; attempts: unknown[] }>(['runs', 'get', runId]);
+    expect(full.id).toBe(runId);
+    expect(Array.isArray(full.attempts)).toBe(true);
+  });
+
+  it('the dead letter is listed and a dry-run replay changes nothing', async () => {
+    expect(await ok(['dlq', 'list'])).toBe('The dead letter is empty.\n');
+    expect(await ok(['dlq', 'replay', '--all', '--dry-run'])).toBe('Would replay 0 runs (dry run: nothing changed).\n');
+  });
+
+  it('delete, after which the job answers 404', async () => {
+    expect(await ok(['jobs', 'delete', fileJobId])).toBe(`Deleted ${fileJobId}.\n`);
+    const r = await belfry(['jobs', 'get', fileJobId]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: .*not found/);
+    // history is kept
+    expect((await json<{ id: string }>(['runs', 'get', runId])).id).toBe(runId);
+  });
+
+  it('a bad cron names the field and the flag, exit 1', async () => {
+    const r = await belfry(['jobs', 'create', '--name', 'bad', '--cron', '61 * * * *', '--url', 'https://example.com/hook']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).toMatch(/^ {2}schedule\.expression: .+ \(--cron\)$/m);
+  });
+
+  it('an unknown job prints the 404 detail, exit 1', async () => {
+    const r = await belfry(['jobs', 'get', 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: .*not found\n$/);
+  });
+
+  it('logout forgets the credentials', async () => {
+    expect(await ok(['logout'])).toMatch(/^Logged out/);
+    expect((await belfry(['jobs', 'list'])).stderr).toMatch(/not logged in/);
+  });
+
+  it('BELFRY_URL and BELFRY_TOKEN work without a stored login', async () => {
+    const page = await json<{ data: { id: string }[] }>(['jobs', 'list']).catch(() => null);
+    expect(page).toBeNull();
+    const r = await belfry(['jobs', 'get', cronJobId, '--json'], { env: { BELFRY_URL: server.url, BELFRY_TOKEN: apiKey } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).id).toBe(cronJobId);
+  });
+
+  it('admin create-tenant --json on the database gives a working key of a separate tenant', async () => {
+    const r = await belfry(['admin', 'create-tenant', '--name', 'acme', '--json'], {
+      env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const created = JSON.parse(r.stdout) as { tenantId: string; apiKey: string };
+    expect(Object.keys(created)).toEqual(['tenantId', 'apiKey']);
+    expect(created.tenantId).toMatch(/^ten_/);
+    const { rows } = await server.db.pool.query('SELECT name FROM tenants WHERE id = $1', [created.tenantId]);
+    expect(rows).toEqual([{ name: 'acme' }]);
+
+    const asAcme = { env: { BELFRY_URL: server.url, BELFRY_TOKEN: created.apiKey } };
+    const list = await belfry(['jobs', 'list', '--json'], asAcme);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual({ data: [], nextCursor: null });
+    // another tenant's job is simply not there
+    const other = await belfry(['jobs', 'get', cronJobId], asAcme);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/not found/);
+  });
+
+  it('admin create-tenant refuses a blank name with the field, exit 1', async () => {
+    const r = await belfry(['admin', 'create-tenant', '--name', '  '], {
+      env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/name: must be 1 to 200 characters/);
+  });
+});
+
+/** A port nothing listens on: bind one, then free it. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const address = probe.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}

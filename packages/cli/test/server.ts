@@ -1,0 +1,88 @@
+// A real Belfry API for the CLI's end-to-end tests: the REST handler from @belfry/api on a
+// node:http server on 127.0.0.1, over a cloned test database with real Prisma and pg-boss.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { deriveEncryptionKey } from '@belfry/core';
+import { createPrisma, createQueueClient } from '@belfry/db';
+import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
+
+export const ENCRYPTION_KEY_MATERIAL = 'cli-e2e-encryption-key-material';
+
+const silent: Logger = { info() {}, warn() {}, error() {} };
+
+export interface TestServer {
+  url: string;
+  db: TestDatabase;
+  deps: ServiceDeps;
+  createTenant(name: string): Promise<{ tenantId: string; apiKey: string }>;
+  close(): Promise<void>;
+}
+
+async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const method = req.method ?? 'GET';
+  let body: Buffer | undefined;
+  if (method !== 'GET' && method !== 'HEAD') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    body = Buffer.concat(chunks);
+  }
+  return new Request(new URL(req.url ?? '/', origin), { method, headers, body: body?.length ? new Uint8Array(body) : undefined });
+}
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const db = await createTestDatabase();
+  const prisma = createPrisma(db.url, { max: 4 });
+  const queue = await createQueueClient(db.url, { max: 4 });
+  const deps: ServiceDeps = {
+    prisma,
+    pool: db.pool,
+    queue,
+    clock: { now: () => new Date() },
+    log: silent,
+    encryptionKey: deriveEncryptionKey(ENCRYPTION_KEY_MATERIAL),
+    partitions: db.partitions,
+  };
+  const handle = createRestHandler(async () => deps, { log: silent });
+  let origin = '';
+  const server: Server = createServer((req, res) => {
+    toRequest(req, origin)
+      .then(handle)
+      .then((response) => send(res, response))
+      .catch((err: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err));
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url: origin,
+    db,
+    deps,
+    async createTenant(name) {
+      const created = await createTenant(deps, { name });
+      return { tenantId: created.tenantId, apiKey: created.apiKey as string };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue.stop({ graceful: false, close: true });
+      await prisma.$disconnect();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// The embedded/external switch: DATABASE_URL wins; without it an embedded PostgreSQL is
+// initialised under BELFRY_HOME, shared by later processes, adopted when orphaned, and
+// stopped by its owner.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findRepoRoot, readDbEnv, resolveDatabase } from '../src/index';
+
+const home = mkdtempSync(join(tmpdir(), 'belfry-embedded-'));
+const port = 55_000 + Math.floor(Math.random() * 5_000);
+
+async function query(url: string, sql: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('database resolution', () => {
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('uses DATABASE_URL when it is set, starting nothing', async () => {
+    const env = readDbEnv({ DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x', BELFRY_HOME: home });
+    const target = await resolveDatabase(env);
+    expect(target.url).toBe('postgresql://u:p@127.0.0.1:1/x');
+    expect(target.embedded).toBeNull();
+    expect(existsSync(join(home, 'pg'))).toBe(false);
+  });
+
+  it('rejects a malformed DATABASE_URL and port with a clear message', () => {
+    expect(() => readDbEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
+    expect(() => readDbEnv({ BELFRY_PG_PORT: 'abc' })).toThrow(/BELFRY_PG_PORT/);
+  });
+
+  it('initialises, shares, and stops the embedded server', async () => {
+    const env = readDbEnv({ BELFRY_HOME: home, BELFRY_PG_PORT: String(port) });
+    const owner = await resolveDatabase(env);
+    try {
+      expect(owner.embedded?.owned).toBe(true);
+      expect(owner.url).toBe(`postgresql://postgres:postgres@127.0.0.1:${port}/belfry`);
+      expect(existsSync(join(home, 'pg', 'PG_VERSION'))).toBe(true);
+      const [row] = await query(owner.url, 'SELECT current_database() AS db, current_setting($$listen_addresses$$) AS listen');
+      expect(row).toEqual({ db: 'belfry', listen: '127.0.0.1' });
+
+      // Another process finds the running server and shares it without owning it.
+      const root = findRepoRoot();
+      const child = spawnSync(
+        join(root, 'node_modules/.bin/node'),
+        [
+          '--import',
+          'tsx',
+          '-e',
+          `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
+             const t = await db.resolveDatabase(db.readDbEnv());
+             process.stdout.write(JSON.stringify({ url: t.url, owned: t.embedded.owned }));
+             await t.release();
+           })`,
+        ],
+        { env: { ...process.env, DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }, encoding: 'utf8' },
+      );
+      expect(child.status, child.stderr).toBe(0);
+      expect(JSON.parse(child.stdout)).toEqual({ url: owner.url, owned: false });
+      // ...and releasing a shared server leaves it running.
+      await expect(query(owner.url, 'SELECT 1 AS ok')).resolves.toEqual([{ ok: 1 }]);
+    } finally {
+      await owner.release();
+    }
+    expect(existsSync(join(home, 'pg', 'postmaster.pid'))).toBe(false);
+    await expect(query(owner.url, 'SELECT 1')).rejects.toThrow();
+  });
+
+  it('adopts a server whose owner died, and stops it when done', async () => {
+    const root = findRepoRoot();
+    // A process that starts the server and is then killed without cleaning up.
+    const child = spawnSync(
+      join(root, 'node_modules/.bin/node'),
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
+           await db.resolveDatabase(db.readDbEnv());
+           process.kill(process.pid, 'SIGKILL');
+         })`,
+      ],
+      { env: { ...process.env, DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    const postmaster = Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(isAlive(postmaster)).toBe(true);
+
+    const adopted = await resolveDatabase(readDbEnv({ BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }));
+    expect(adopted.embedded?.owned).toBe(true);
+    await adopted.release();
+    expect(isAlive(postmaster)).toBe(false);
+  });
+});
