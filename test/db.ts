@@ -26,7 +26,9 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = inject('serverUrl');
   const template = inject('templateName');
-  const name = `belfry_test_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run clean up databases of killed runs without
+  // touching those of a run going on at the same time.
+  const name = `belfry_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {

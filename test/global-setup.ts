@@ -41,7 +41,11 @@ export default async function setup(project: TestProject) {
       `SELECT datname FROM pg_database WHERE datname LIKE 'belfry_test_%'
          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = pg_database.datname)`,
     );
-    for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}"`).catch(() => {});
+    const stale = Date.now() - 6 * 60 * 60 * 1000;
+    for (const r of rows) {
+      const created = Number(/^belfry_test_(\d+)_/.exec(r.datname)?.[1] ?? 0);
+      if (created && created < stale) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}"`).catch(() => {});
+    }
   } finally {
     await admin.query('SELECT pg_advisory_unlock(4242002)').catch(() => {});
     await admin.end();

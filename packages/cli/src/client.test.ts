@@ -43,7 +43,13 @@ describe('BelfryClient', () => {
   });
 
   it('turns problem+json into ApiError with detail and field errors', async () => {
-    const problem = { type: 't', title: 'Invalid request', status: 400, detail: 'bad', errors: [{ path: 'name', message: 'x' }] };
+    const problem = {
+      type: 't',
+      title: 'Invalid request',
+      status: 400,
+      detail: 'bad',
+      errors: [{ path: 'name', message: 'x' }],
+    };
     const { c } = client(() => jsonResponse(400, problem));
     const err = await c.getJob('j').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
@@ -52,7 +58,9 @@ describe('BelfryClient', () => {
   });
 
   it('explains an error that is not problem+json', async () => {
-    const { c } = client(() => new Response('<html>', { status: 404, statusText: 'Not Found', headers: { 'content-type': 'text/html' } }));
+    const { c } = client(
+      () => new Response('<html>', { status: 404, statusText: 'Not Found', headers: { 'content-type': 'text/html' } }),
+    );
     const err = (await c.getJob('j').catch((e: unknown) => e)) as ApiError;
     expect(err.problem.detail).toBe('HTTP 404 Not Found (is http://belfry.test a Belfry server?)');
   });
@@ -65,7 +73,13 @@ describe('BelfryClient', () => {
   it('retries a 429 once when Retry-After is short, and not when it is long', async () => {
     const sleeps: number[] = [];
     let calls = 0;
-    const { c } = client(() => (++calls === 1 ? jsonResponse(429, { detail: 'slow down' }, { 'retry-after': '2' }) : jsonResponse(200, { ok: 1 })), sleeps);
+    const { c } = client(
+      () =>
+        ++calls === 1
+          ? jsonResponse(429, { detail: 'slow down' }, { 'retry-after': '2' })
+          : jsonResponse(200, { ok: 1 }),
+      sleeps,
+    );
     expect(await c.getJob('j')).toEqual({ ok: 1 });
     expect(sleeps).toEqual([2000]);
 
@@ -76,7 +90,9 @@ describe('BelfryClient', () => {
   });
 
   it('names the server and the reason when it cannot be reached', async () => {
-    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    const refused = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    });
     const { c } = client(() => {
       throw refused;
     });
@@ -86,11 +102,17 @@ describe('BelfryClient', () => {
   });
 
   it('describes the common network failures', () => {
-    const agg = { cause: Object.assign(new AggregateError([Object.assign(new Error(), { code: 'ECONNREFUSED' })]), {}) };
+    const agg = {
+      cause: Object.assign(new AggregateError([Object.assign(new Error(), { code: 'ECONNREFUSED' })]), {}),
+    };
     expect(describeNetworkError(agg, 1000)).toBe('connection refused');
     expect(describeNetworkError({ cause: { code: 'ENOTFOUND' } }, 1000)).toBe('host not found');
-    expect(describeNetworkError(Object.assign(new Error('t'), { name: 'TimeoutError' }), 30_000)).toBe('no answer within 30 s');
-    expect(describeNetworkError({ cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } }, 1000)).toBe('TLS failure (DEPTH_ZERO_SELF_SIGNED_CERT)');
+    expect(describeNetworkError(Object.assign(new Error('t'), { name: 'TimeoutError' }), 30_000)).toBe(
+      'no answer within 30 s',
+    );
+    expect(describeNetworkError({ cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } }, 1000)).toBe(
+      'TLS failure (DEPTH_ZERO_SELF_SIGNED_CERT)',
+    );
   });
 
   it('reads Retry-After seconds only', () => {

@@ -19,7 +19,10 @@ describe('readCliEnv', () => {
     const env = readCliEnv({ HOME: '/h', BELFRY_URL: 'http://localhost:3000/', BELFRY_TOKEN: ' bfy_x ' });
     expect(env.url).toBe('http://localhost:3000');
     expect(env.token).toBe('bfy_x');
-    expect(readCliEnv({ HOME: '/h', BELFRY_URL: '', BELFRY_TOKEN: '  ' })).toMatchObject({ url: undefined, token: undefined });
+    expect(readCliEnv({ HOME: '/h', BELFRY_URL: '', BELFRY_TOKEN: '  ' })).toMatchObject({
+      url: undefined,
+      token: undefined,
+    });
     expect(() => readCliEnv({ HOME: '/h', BELFRY_URL: 'localhost:3000' })).toThrow(/BELFRY_URL must be an http/);
   });
 
@@ -65,7 +68,11 @@ describe('config file', () => {
     expect(() => resolveCredentials(env)).toThrow(/not logged in: run `belfry login/);
     writeConfig(env.configDir, { url: 'http://file', token: 'file-token' });
     expect(resolveCredentials(env)).toEqual({ url: 'http://file', token: 'file-token', tokenSource: 'config' });
-    expect(resolveCredentials({ ...env, token: 'env-token' })).toEqual({ url: 'http://file', token: 'env-token', tokenSource: 'env' });
+    expect(resolveCredentials({ ...env, token: 'env-token' })).toEqual({
+      url: 'http://file',
+      token: 'env-token',
+      tokenSource: 'env',
+    });
     expect(resolveCredentials({ ...env, url: 'http://env' }).url).toBe('http://env');
   });
 });

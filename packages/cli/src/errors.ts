@@ -57,10 +57,20 @@ function renderApiError(err: ApiError): string[] {
       'The API key was not accepted. Run `belfry login --url <url> --token <api key>` with a valid key.',
     ];
   }
-  const lines = [`error: ${detail}`];
-  for (const e of problem.errors ?? []) {
+  const errors = problem.errors ?? [];
+  const plain = (e: { path: string; message: string }) => `${e.path ? `${e.path}: ` : ''}${e.message}`;
+  const text = (e: { path: string; message: string }) => {
     const hint = hintFor(e.path, hints);
-    lines.push(`  ${e.path || '(body)'}: ${e.message}${hint ? ` (${hint})` : ''}`);
+    return `${plain(e)}${hint ? ` (${hint})` : ''}`;
+  };
+  // The API's detail usually repeats the first field error; say each thing once.
+  const [first] = errors;
+  const repeated = first !== undefined && detail === plain(first);
+  const lines: string[] = [];
+  if (first && repeated && errors.length === 1) lines.push(`error: ${text(first)}`);
+  else {
+    lines.push(repeated ? `error: ${problem.title || 'invalid request'}:` : `error: ${detail}`);
+    for (const e of errors) lines.push(`  ${text(e)}`);
   }
   if (status === 429 && err.retryAfterSeconds !== null) lines.push(`  retry after ${err.retryAfterSeconds} s`);
   return lines;

@@ -37,7 +37,9 @@ describe('buildJobBody from flags', () => {
       schedule: { type: 'interval', everySeconds: 300 },
       target: { type: 'http', url: 'https://x.test' },
     });
-    expect(buildJobBody(undefined, { name: 'n', at: '2026-12-01T07:00:00.000Z', url: 'https://x.test' }).schedule).toEqual({
+    expect(
+      buildJobBody(undefined, { name: 'n', at: '2026-12-01T07:00:00.000Z', url: 'https://x.test' }).schedule,
+    ).toEqual({
       type: 'once',
       runAt: '2026-12-01T07:00:00.000Z',
     });
@@ -50,8 +52,12 @@ describe('buildJobBody from flags', () => {
   });
 
   it('refuses two schedules and a lone --timezone', () => {
-    expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *', every: 5, url: 'https://x.test' })).toThrow(/only one of/);
-    expect(() => buildJobBody(undefined, { name: 'n', every: 5, timezone: 'UTC', url: 'https://x.test' })).toThrow(/--timezone applies only/);
+    expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *', every: 5, url: 'https://x.test' })).toThrow(
+      /only one of/,
+    );
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, timezone: 'UTC', url: 'https://x.test' })).toThrow(
+      /--timezone applies only/,
+    );
   });
 });
 

@@ -2,7 +2,7 @@
 // the request body. Flags win over the file, field by field, so one file can serve as a
 // template (`--file base.json --name other`). Values are checked here only as far as needed
 // to build the body; the server's validation is the authority and its errors are shown as is.
-import { UsageError, type FieldHints } from './errors';
+import { CliError, UsageError, type FieldHints } from './errors';
 import type { JobCreateBody, MisfirePolicy, OverlapPolicy, Priority } from './types';
 
 export interface JobCreateFlags {
@@ -117,11 +117,11 @@ export function parseHeader(text: string, previous: Record<string, string> | und
   return { ...previous, [name]: text.slice(colon + 1).trim() };
 }
 
-/** JSON from a flag or a file, with the parser's complaint on failure. */
+/** JSON from a flag or a file, with the parser's complaint on failure (a flag's becomes a usage error). */
 export function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`${what} is not valid JSON: ${(err as Error).message}`);
+    throw new CliError(`${what} is not valid JSON: ${(err as Error).message}`);
   }
 }

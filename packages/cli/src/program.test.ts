@@ -67,9 +67,34 @@ describe('jobs', () => {
   it('create turns flags into the request body', async () => {
     const cli = memoryCli(() => jsonResponse(201, job));
     const out = await cli.exec(
-      'jobs', 'create', '--name', 'n', '--every', '5m', '--url', 'https://x.test', '--method', 'put',
-      '--header', 'x-a: 1', '--header', 'x-b:2', '--payload', '{"a":1}', '--max-attempts', '3',
-      '--timeout', '2m', '--priority', 'HIGH', '--misfire', 'catch-up', '--overlap', 'skip', '--idempotency-key', 'k',
+      'jobs',
+      'create',
+      '--name',
+      'n',
+      '--every',
+      '5m',
+      '--url',
+      'https://x.test',
+      '--method',
+      'put',
+      '--header',
+      'x-a: 1',
+      '--header',
+      'x-b:2',
+      '--payload',
+      '{"a":1}',
+      '--max-attempts',
+      '3',
+      '--timeout',
+      '2m',
+      '--priority',
+      'HIGH',
+      '--misfire',
+      'catch-up',
+      '--overlap',
+      'skip',
+      '--idempotency-key',
+      'k',
     );
     expect(out).toMatchObject({ code: 0, stderr: '' });
     expect(out.stdout).toContain('Created job_1 (n).');
@@ -93,7 +118,7 @@ describe('jobs', () => {
   it('create --at +5m sends an absolute time', async () => {
     const cli = memoryCli(() => jsonResponse(201, job));
     await cli.exec('jobs', 'create', '--name', 'n', '--at', '+5m', '--url', 'https://x.test', '--json');
-    expect((cli.requests[0]?.body as { schedule: unknown }).schedule).toEqual({ type: 'once', runAt: '2026-03-01T12:05:00.000Z' });
+    expect(cli.requests[0]?.body).toMatchObject({ schedule: { type: 'once', runAt: '2026-03-01T12:05:00.000Z' } });
   });
 
   it('create --file - reads the body from stdin', async () => {
@@ -121,13 +146,46 @@ describe('jobs', () => {
     );
     const out = await cli.exec('jobs', 'create', '--name', 'n', '--cron', '99 * * * *', '--url', 'https://x.test');
     expect(out.code).toBe(1);
-    expect(out.stderr).toBe('error: schedule.expression: bad minute field\n  schedule.expression: bad minute field (--cron)\n');
+    expect(out.stderr).toBe('error: schedule.expression: bad minute field (--cron)\n');
+  });
+
+  it('lists several field errors under the title, and keeps a detail that says something else', async () => {
+    const errors = [
+      { path: 'schedule.expression', message: 'bad minute field' },
+      { path: 'target.headers.host', message: 'is reserved' },
+      { path: 'extra', message: 'unknown field' },
+    ];
+    const several = memoryCli(() =>
+      jsonResponse(400, {
+        title: 'Invalid request',
+        status: 400,
+        detail: 'schedule.expression: bad minute field',
+        errors,
+      }),
+    );
+    const out = await several.exec('jobs', 'create', '--name', 'n', '--cron', '99 * * * *', '--url', 'https://x.test');
+    expect(out.stderr).toBe(
+      'error: Invalid request:\n  schedule.expression: bad minute field (--cron)\n  target.headers.host: is reserved (--header)\n  extra: unknown field\n',
+    );
+    const other = memoryCli(() =>
+      jsonResponse(400, {
+        status: 400,
+        detail: 'give either runIds or all: true',
+        errors: [{ path: '', message: 'give either runIds or all: true' }],
+      }),
+    );
+    expect((await other.exec('dlq', 'replay', '--all')).stderr).toBe('error: give either runIds or all: true\n');
   });
 
   it('404 prints the detail, 401 says to log in', async () => {
-    const notFound = await memoryCli(() => jsonResponse(404, { status: 404, title: 'Not found', detail: 'job job_x not found' })).exec('jobs', 'get', 'job_x');
+    const notFound = await memoryCli(() =>
+      jsonResponse(404, { status: 404, title: 'Not found', detail: 'job job_x not found' }),
+    ).exec('jobs', 'get', 'job_x');
     expect(notFound).toMatchObject({ code: 1, stdout: '', stderr: 'error: job job_x not found\n' });
-    const unauth = await memoryCli(() => jsonResponse(401, { status: 401, detail: 'invalid API key' })).exec('jobs', 'list');
+    const unauth = await memoryCli(() => jsonResponse(401, { status: 401, detail: 'invalid API key' })).exec(
+      'jobs',
+      'list',
+    );
     expect(unauth.code).toBe(1);
     expect(unauth.stderr).toContain('belfry login');
   });
@@ -140,7 +198,10 @@ describe('jobs', () => {
     const cli = memoryCli((req: Recorded) => jsonResponse(200, pages[req.url.searchParams.get('cursor') ?? '']));
     const out = await cli.exec('jobs', 'list', '--all', '--json', '--status', 'active');
     expect(JSON.parse(out.stdout)).toEqual({ data: [job, { ...job, id: 'job_2' }], nextCursor: null });
-    expect(cli.requests.map((r) => r.url.search)).toEqual(['?limit=500&status=active', '?limit=500&cursor=c1&status=active']);
+    expect(cli.requests.map((r) => r.url.search)).toEqual([
+      '?limit=500&status=active',
+      '?limit=500&cursor=c1&status=active',
+    ]);
   });
 
   it('list without --all prints a table and points at the next page on stderr', async () => {
@@ -156,11 +217,27 @@ describe('jobs', () => {
     const cli = memoryCli(() => new Response(null, { status: 204 }));
     expect(await cli.exec('jobs', 'delete', 'job_1')).toMatchObject({ code: 0, stdout: 'Deleted job_1.\n' });
     expect(await cli.exec('jobs', 'delete', 'job_1', '--json')).toMatchObject({ code: 0, stdout: '' });
-    expect(cli.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['DELETE /api/v1/jobs/job_1', 'DELETE /api/v1/jobs/job_1']);
+    expect(cli.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
+      'DELETE /api/v1/jobs/job_1',
+      'DELETE /api/v1/jobs/job_1',
+    ]);
   });
 
   it('pause, resume and trigger call their endpoints', async () => {
-    const run = { id: 'run_1', jobId: 'job_1', scheduledTime: job.createdAt, status: 'pending', skipReason: null, attempt: 0, trigger: 'manual', replayOf: null, createdAt: job.createdAt, startedAt: null, finishedAt: null, attempts: [] };
+    const run = {
+      id: 'run_1',
+      jobId: 'job_1',
+      scheduledTime: job.createdAt,
+      status: 'pending',
+      skipReason: null,
+      attempt: 0,
+      trigger: 'manual',
+      replayOf: null,
+      createdAt: job.createdAt,
+      startedAt: null,
+      finishedAt: null,
+      attempts: [],
+    };
     const cli = memoryCli((req) => (req.url.pathname.endsWith('/trigger') ? jsonResponse(201, run) : ok()));
     expect((await cli.exec('jobs', 'pause', 'job_1')).stdout).toMatch(/^Paused job_1 \(n\)/);
     expect((await cli.exec('jobs', 'resume', 'job_1')).stdout).toMatch(/^Resumed job_1 \(n\)/);
@@ -175,10 +252,17 @@ describe('jobs', () => {
 
 describe('dlq replay', () => {
   it('sends run ids, or all with a job and dry run', async () => {
-    const cli = memoryCli((req) => jsonResponse(200, (req.body as { dryRun?: boolean }).dryRun ? { wouldReplay: 3 } : { replayed: 2 }));
+    const cli = memoryCli((req) =>
+      jsonResponse(200, (req.body as { dryRun?: boolean }).dryRun ? { wouldReplay: 3 } : { replayed: 2 }),
+    );
     expect((await cli.exec('dlq', 'replay', '--run', 'run_a', 'run_b')).stdout).toBe('Replayed 2 runs.\n');
-    expect((await cli.exec('dlq', 'replay', '--all', '--job', 'job_1', '--dry-run')).stdout).toBe('Would replay 3 runs (dry run: nothing changed).\n');
-    expect(cli.requests.map((r) => r.body)).toEqual([{ runIds: ['run_a', 'run_b'] }, { all: true, jobId: 'job_1', dryRun: true }]);
+    expect((await cli.exec('dlq', 'replay', '--all', '--job', 'job_1', '--dry-run')).stdout).toBe(
+      'Would replay 3 runs (dry run: nothing changed).\n',
+    );
+    expect(cli.requests.map((r) => r.body)).toEqual([
+      { runIds: ['run_a', 'run_b'] },
+      { all: true, jobId: 'job_1', dryRun: true },
+    ]);
   });
 });
 
@@ -191,7 +275,9 @@ describe('login', () => {
   });
 
   it('verifies the key, then stores it 0600', async () => {
-    const cli = memoryCli(() => jsonResponse(200, { data: [], nextCursor: null }), { env: { BELFRY_URL: '', BELFRY_TOKEN: '' } });
+    const cli = memoryCli(() => jsonResponse(200, { data: [], nextCursor: null }), {
+      env: { BELFRY_URL: '', BELFRY_TOKEN: '' },
+    });
     const out = await cli.exec('login', '--url', 'http://localhost:3000/', '--token', 'bfy_good');
     expect(out.code).toBe(0);
     const file = configPath(cli.ctx.env.configDir);
@@ -203,9 +289,14 @@ describe('login', () => {
   });
 
   it('does not store a rejected key', async () => {
-    const cli = memoryCli(() => jsonResponse(401, { status: 401, detail: 'invalid API key' }), { env: { BELFRY_URL: '', BELFRY_TOKEN: '' } });
+    const cli = memoryCli(() => jsonResponse(401, { status: 401, detail: 'invalid API key' }), {
+      env: { BELFRY_URL: '', BELFRY_TOKEN: '' },
+    });
     const out = await cli.exec('login', '--url', 'http://localhost:3000', '--token', 'bfy_bad');
-    expect(out).toMatchObject({ code: 1, stderr: 'error: http://localhost:3000 rejected this API key: invalid API key\n' });
+    expect(out).toMatchObject({
+      code: 1,
+      stderr: 'error: http://localhost:3000 rejected this API key: invalid API key\n',
+    });
     expect(existsSync(configPath(cli.ctx.env.configDir))).toBe(false);
   });
 });

@@ -35,17 +35,40 @@ const run: Run = {
   startedAt: '2026-03-01T11:55:00.000Z',
   finishedAt: '2026-03-01T11:55:02.500Z',
   attempts: [
-    { attempt: 1, workerId: 'node-a', startedAt: '2026-03-01T11:55:00.000Z', finishedAt: '2026-03-01T11:55:00.120Z', status: 'failed', httpStatus: 503, durationMs: 120, error: 'HTTP 503', responseSnippet: 'unavailable' },
-    { attempt: 2, workerId: 'node-b', startedAt: '2026-03-01T11:55:02.000Z', finishedAt: '2026-03-01T11:55:02.500Z', status: 'failed', httpStatus: 500, durationMs: 500, error: 'HTTP 500', responseSnippet: 'boom' },
+    {
+      attempt: 1,
+      workerId: 'node-a',
+      startedAt: '2026-03-01T11:55:00.000Z',
+      finishedAt: '2026-03-01T11:55:00.120Z',
+      status: 'failed',
+      httpStatus: 503,
+      durationMs: 120,
+      error: 'HTTP 503',
+      responseSnippet: 'unavailable',
+    },
+    {
+      attempt: 2,
+      workerId: 'node-b',
+      startedAt: '2026-03-01T11:55:02.000Z',
+      finishedAt: '2026-03-01T11:55:02.500Z',
+      status: 'failed',
+      httpStatus: 500,
+      durationMs: 500,
+      error: 'HTTP 500',
+      responseSnippet: 'boom',
+    },
   ],
 };
 
 describe('table', () => {
   it('aligns columns to the widest cell and leaves no trailing spaces', () => {
-    const out = table([{ header: 'ID' }, { header: 'NAME' }, { header: 'X' }], [
-      ['a', 'longer name', '1'],
-      ['bbbb', 'n', ''],
-    ]);
+    const out = table(
+      [{ header: 'ID' }, { header: 'NAME' }, { header: 'X' }],
+      [
+        ['a', 'longer name', '1'],
+        ['bbbb', 'n', ''],
+      ],
+    );
     expect(out.split('\n')).toEqual(['ID    NAME         X', 'a     longer name  1', 'bbbb  n']);
   });
 
@@ -61,7 +84,9 @@ describe('views', () => {
     expect(describeSchedule(job.schedule)).toBe('cron 0 7 * * * (Europe/Berlin)');
     expect(describeSchedule({ type: 'cron', expression: '*/5 * * * *', timezone: 'UTC' })).toBe('cron */5 * * * *');
     expect(describeSchedule({ type: 'interval', everySeconds: 5400 })).toBe('every 1h30m');
-    expect(describeSchedule({ type: 'once', runAt: '2026-12-01T07:00:00.000Z' })).toBe('once at 2026-12-01T07:00:00.000Z');
+    expect(describeSchedule({ type: 'once', runAt: '2026-12-01T07:00:00.000Z' })).toBe(
+      'once at 2026-12-01T07:00:00.000Z',
+    );
   });
 
   it('lists jobs in a table with relative next runs', () => {
@@ -87,7 +112,9 @@ describe('views', () => {
     expect(detail).toMatch(/#\s+STATUS\s+HTTP\s+DURATION\s+STARTED\s+WORKER\s+ERROR/);
     expect(detail).toMatch(/1\s+failed\s+503\s+120ms\s+5m ago\s+node-a\s+HTTP 503/);
     expect(detail).toContain('last response: boom');
-    expect(runDetail({ ...run, status: 'skipped', skipReason: 'overlap', attempts: [] }, now)).toContain('skipped (overlap)');
+    expect(runDetail({ ...run, status: 'skipped', skipReason: 'overlap', attempts: [] }, now)).toContain(
+      'skipped (overlap)',
+    );
   });
 
   it('lists the dead letter with the last error', () => {

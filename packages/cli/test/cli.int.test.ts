@@ -24,6 +24,14 @@ let home: string;
 let configDir: string;
 
 function belfry(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Result> {
+  return run(bin, args, options);
+}
+
+function run(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<Result> {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...options.env };
   // The repository's Node 22 first, as under `npx`.
   env.PATH = `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`;
@@ -31,7 +39,7 @@ function belfry(args: string[], options: { env?: Record<string, string>; input?:
     if (!options.env?.[name]) delete env[name];
   }
   return new Promise((done, fail) => {
-    const child = spawn(bin, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -48,11 +56,13 @@ function belfry(args: string[], options: { env?: Record<string, string>; input?:
 
 async function ok(args: string[], options?: Parameters<typeof belfry>[1]): Promise<string> {
   const r = await belfry(args, options);
-  if (r.code !== 0) throw new Error(`belfry ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(`belfry ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return r.stdout;
 }
 
-const json = async <T = Record<string, unknown>>(args: string[]): Promise<T> => JSON.parse(await ok([...args, '--json'])) as T;
+const json = async <T = Record<string, unknown>>(args: string[]): Promise<T> =>
+  JSON.parse(await ok([...args, '--json'])) as T;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -63,6 +73,12 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 describe('before login', () => {
+  it('npx belfry works from the repository root', async () => {
+    const r = await run('npx', ['--no-install', 'belfry', '--version']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8')).version}\n`);
+  });
+
   it('says to log in, exit 1', async () => {
     const r = await belfry(['jobs', 'list']);
     expect(r.code).toBe(1);
@@ -106,9 +122,30 @@ describe('with a stored login', () => {
 
   it('jobs create from flags', async () => {
     const job = await json<{ id: string; [k: string]: unknown }>([
-      'jobs', 'create', '--name', 'nightly-report', '--cron', '0 7 * * *', '--timezone', 'Europe/Berlin',
-      '--url', 'https://example.com/hook', '--header', 'x-team: billing', '--payload', '{"report":"daily"}',
-      '--max-attempts', '3', '--timeout', '45s', '--priority', 'high', '--misfire', 'skip', '--overlap', 'skip',
+      'jobs',
+      'create',
+      '--name',
+      'nightly-report',
+      '--cron',
+      '0 7 * * *',
+      '--timezone',
+      'Europe/Berlin',
+      '--url',
+      'https://example.com/hook',
+      '--header',
+      'x-team: billing',
+      '--payload',
+      '{"report":"daily"}',
+      '--max-attempts',
+      '3',
+      '--timeout',
+      '45s',
+      '--priority',
+      'high',
+      '--misfire',
+      'skip',
+      '--overlap',
+      'skip',
     ]);
     expect(job).toMatchObject({
       name: 'nightly-report',
@@ -129,7 +166,11 @@ describe('with a stored login', () => {
     const file = join(home, 'job.json');
     writeFileSync(
       file,
-      JSON.stringify({ name: 'every-five', schedule: { type: 'interval', everySeconds: 300 }, target: { type: 'http', url: 'https://example.com/five', method: 'PUT' } }),
+      JSON.stringify({
+        name: 'every-five',
+        schedule: { type: 'interval', everySeconds: 300 },
+        target: { type: 'http', url: 'https://example.com/five', method: 'PUT' },
+      }),
     );
     const out = await ok(['jobs', 'create', '--file', file]);
     const id = /^Created (job_\w+) \(every-five\)\./.exec(out)?.[1];
@@ -153,7 +194,9 @@ describe('with a stored login', () => {
     expect(table[0]).toMatch(/^ID\s+NAME\s+STATUS\s+SCHEDULE\s+NEXT RUN\s+TARGET$/);
     expect(table).toHaveLength(3);
     expect(table.join('\n')).toContain(cronJobId);
-    expect(table.join('\n')).toMatch(new RegExp(`${fileJobId}\\s+every-five\\s+active\\s+every 5m\\s+in \\d+m\\s+PUT https://example.com/five`));
+    expect(table.join('\n')).toMatch(
+      new RegExp(`${fileJobId}\\s+every-five\\s+active\\s+every 5m\\s+in \\d+m\\s+PUT https://example.com/five`),
+    );
     const page = await json<{ data: { id: string }[]; nextCursor: string | null }>(['jobs', 'list']);
     expect(page.data.map((j) => j.id).sort()).toEqual([cronJobId, fileJobId].sort());
     expect(page.nextCursor).toBeNull();
@@ -208,11 +251,19 @@ describe('with a stored login', () => {
   });
 
   it('a bad cron names the field and the flag, exit 1', async () => {
-    const r = await belfry(['jobs', 'create', '--name', 'bad', '--cron', '61 * * * *', '--url', 'https://example.com/hook']);
+    const r = await belfry([
+      'jobs',
+      'create',
+      '--name',
+      'bad',
+      '--cron',
+      '61 * * * *',
+      '--url',
+      'https://example.com/hook',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: /);
-    expect(r.stderr).toMatch(/^ {2}schedule\.expression: .+ \(--cron\)$/m);
+    expect(r.stderr).toMatch(/^error: schedule\.expression: .+ \(--cron\)\n$/);
   });
 
   it('an unknown job prints the 404 detail, exit 1', async () => {
@@ -229,7 +280,9 @@ describe('with a stored login', () => {
   it('BELFRY_URL and BELFRY_TOKEN work without a stored login', async () => {
     const page = await json<{ data: { id: string }[] }>(['jobs', 'list']).catch(() => null);
     expect(page).toBeNull();
-    const r = await belfry(['jobs', 'get', cronJobId, '--json'], { env: { BELFRY_URL: server.url, BELFRY_TOKEN: apiKey } });
+    const r = await belfry(['jobs', 'get', cronJobId, '--json'], {
+      env: { BELFRY_URL: server.url, BELFRY_TOKEN: apiKey },
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(cronJobId);
   });

@@ -2,6 +2,7 @@
 // the working directory to the package.json of the `belfry` workspace root.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { readDbEnv } from './env';
 
 export function findRepoRoot(start: string = process.cwd()): string {
   let dir = resolve(/* turbopackIgnore: true */ start);
@@ -21,7 +22,8 @@ export function findRepoRoot(start: string = process.cwd()): string {
   }
 }
 
-export function belfryHome(override?: string): string {
+/** `.belfry/` at the repository root, or BELFRY_HOME. */
+export function belfryHome(override: string | undefined = readDbEnv().BELFRY_HOME): string {
   return override ? resolve(/* turbopackIgnore: true */ override) : join(/* turbopackIgnore: true */ findRepoRoot(), '.belfry');
 }
 

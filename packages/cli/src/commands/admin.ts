@@ -29,7 +29,7 @@ export function adminCommand(ctx: Context): Command {
           `Created tenant ${flags.name.trim()} (${created.tenantId}).`,
           `API key: ${created.apiKey}`,
           'The key is shown only now; store it somewhere safe.',
-          `Use it with: belfry login --url http://localhost:3000 --token ${created.apiKey}`,
+          `Use it with: belfry login --url <server url> --token ${created.apiKey}`,
           '',
         ].join('\n'),
       );

@@ -1,7 +1,7 @@
 // `belfry jobs ...`: list, show, create, pause, resume, delete and trigger jobs.
 import { Command, Option } from 'commander';
 import type { Context } from '../context';
-import { parseAt } from '../durations';
+import { formatRelative, parseAt } from '../durations';
 import { ApiError } from '../errors';
 import { buildJobBody, JOB_FIELD_HINTS, type JobCreateFlags, parseHeader, parseJson } from '../job-input';
 import { JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES } from '../types';
@@ -20,7 +20,6 @@ import {
   parseWith,
   readInput,
 } from './shared';
-import { formatRelative } from '../durations';
 
 interface CreateFlags extends JobCreateFlags {
   file?: string;

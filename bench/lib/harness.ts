@@ -1,0 +1,212 @@
+// Bench plumbing: a fresh database on the configured server (embedded unless DATABASE_URL),
+// the webhook sink and the engine nodes as separate processes, as in production.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createPool, findRepoRoot, migrate, readDbEnv, resolveDatabase, withDatabase, type DatabaseTarget } from '@belfry/db';
+import { PgBoss } from 'pg-boss';
+import type { SinkRecord } from './sink';
+
+const root = findRepoRoot();
+const nodeBin = join(root, 'node_modules/.bin/node');
+
+export interface BenchDb {
+  url: string;
+  name: string;
+  pool: pg.Pool;
+  serverVersion: string;
+  drop(): Promise<void>;
+}
+
+let server: DatabaseTarget | undefined;
+/** the PostgreSQL version of the last database created, for the report */
+export let serverVersion = '?';
+
+export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
+  server ??= await resolveDatabase(readDbEnv());
+  const adminUrl = withDatabase(server.url, 'postgres');
+  const name = `belfry_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const version = (await admin.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?';
+  serverVersion = version;
+  await admin.end();
+  const url = withDatabase(server.url, name);
+  await migrate(url, { partitions });
+  const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false, registerInstance: false, max: 2 });
+  boss.on('error', () => {});
+  await boss.start();
+  await boss.stop({ graceful: false });
+  const pool = createPool(url, { max: 10, name: 'belfry-bench' });
+  return {
+    url,
+    name,
+    pool,
+    serverVersion: version,
+    async drop() {
+      await pool.end();
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function releaseServer(): Promise<void> {
+  await server?.release();
+  server = undefined;
+}
+
+export interface Sink {
+  url: string;
+  records: SinkRecord[];
+  waitFor(count: number, timeoutMs: number): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export async function startSink(): Promise<Sink> {
+  const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'bench/lib/sink-process.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const records: SinkRecord[] = [];
+  let port = 0;
+  let ready: () => void = () => {};
+  const started = new Promise<void>((r) => {
+    ready = r;
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.startsWith('{')) {
+      port = (JSON.parse(line) as { port: number }).port;
+      ready();
+      return;
+    }
+    const [at, runId, jobId, scheduled, attempt] = line.split(',');
+    records.push({ at: Number(at), runId: runId ?? '', jobId: jobId ?? '', scheduled: Number(scheduled), attempt: Number(attempt) });
+  });
+  await started;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    records,
+    async waitFor(count, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (records.length < count) {
+        if (Date.now() > deadline) return false;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return true;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+export interface Engines {
+  stop(): Promise<void>;
+}
+
+export async function startEngines(url: string, count: number, env: Record<string, string> = {}): Promise<Engines> {
+  const children: ChildProcess[] = [];
+  const started: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        BELFRY_NODE_ID: `bench-${i + 1}`,
+        BELFRY_ALLOW_PRIVATE_TARGETS: '1',
+        BELFRY_METRICS_PORT: '0',
+        BELFRY_LOG_LEVEL: 'info',
+        BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    started.push(
+      new Promise((resolve, reject) => {
+        const rl = createInterface({ input: child.stdout! });
+        rl.on('line', (line) => {
+          if (line.includes('"engine node started"')) resolve();
+          if (line.includes('"level":50') || line.includes('"level":60')) process.stderr.write(`[bench-${i + 1}] ${line.slice(0, 400)}\n`);
+        });
+        child.once('exit', (code) => reject(new Error(`engine bench-${i + 1} exited with ${code}`)));
+      }),
+    );
+  }
+  await Promise.all(started);
+  return {
+    async stop() {
+      await Promise.all(
+        children.map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              if (c.exitCode !== null) return resolve();
+              c.once('exit', () => resolve());
+              c.kill('SIGTERM');
+              setTimeout(() => c.kill('SIGKILL'), 30_000).unref();
+            }),
+        ),
+      );
+    },
+  };
+}
+
+export const SECRET = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+
+/** Tenants with a sealed signing secret, straight into the tables. */
+export async function insertTenants(pool: pg.Pool, ids: string[], maxConcurrency: number): Promise<void> {
+  const { sealSecret } = await import('@belfry/core');
+  const key = Buffer.alloc(32, 7);
+  for (const id of ids) {
+    await pool.query(
+      `INSERT INTO tenants (id, name, slug, max_concurrency) VALUES ($1, $1, $1, $2) ON CONFLICT (id) DO NOTHING`,
+      [id, maxConcurrency],
+    );
+    await pool.query(
+      `INSERT INTO signing_secrets (tenant_id, current_secret) VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING`,
+      [id, sealSecret(key, SECRET)],
+    );
+  }
+}
+
+/**
+ * Bulk-loads one-off jobs due at `runAt`, spread over tenants, with their schedule entries
+ * (as a tool would: one INSERT ... SELECT per table, ids and partitions computed in SQL with
+ * the same hash as the product — see partitionSql).
+ */
+export async function insertOneOffJobs(
+  pool: pg.Pool,
+  options: { count: number; tenants: string[]; runAt: Date; url: string; prefix: string; partitions: number },
+): Promise<void> {
+  const { newId, partitionOf } = await import('@belfry/core');
+  const batch = 5_000;
+  for (let offset = 0; offset < options.count; offset += batch) {
+    const n = Math.min(batch, options.count - offset);
+    const ids: string[] = [];
+    const tenants: string[] = [];
+    const parts: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const id = newId('job');
+      ids.push(id);
+      tenants.push(options.tenants[(offset + i) % options.tenants.length] as string);
+      parts.push(partitionOf(id, options.partitions));
+    }
+    await pool.query(
+      `WITH j AS (
+         INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, target, payload, timeout_seconds, partition, retry_max_attempts)
+         SELECT id, tenant_id, $4 || id, 'once', $5, $6::jsonb, '{"bench":true}'::jsonb, 10, partition, 3
+         FROM unnest($1::text[], $2::text[], $3::int[]) AS t(id, tenant_id, partition)
+         RETURNING id, tenant_id, partition
+       )
+       INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, tenant_id, partition, $5 FROM j`,
+      [ids, tenants, parts, options.prefix, options.runAt, JSON.stringify({ type: 'http', url: options.url, method: 'POST', headers: {} })],
+    );
+  }
+}

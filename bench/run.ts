@@ -1,0 +1,169 @@
+// `npm run bench [-- --quick] [-- --only herd,steady,...]`: Belfry's benchmark suite. Prints a
+// table, writes bench/results/latest.json and one SVG chart per latency scenario.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { findRepoRoot } from '@belfry/db';
+import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
+import { fmt } from './lib/stats';
+import { lagHistogram, lagOverTime } from './lib/svg';
+import { runHerd, type HerdResult } from './scenarios/herd';
+import { runOverhead, type OverheadResult } from './scenarios/overhead';
+import { runScale, type ScaleResult } from './scenarios/scale';
+import { runSteady, type SteadyResult } from './scenarios/steady';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyArg = args.find((a) => a.startsWith('--only='))?.slice(7);
+const only = onlyArg ? new Set(onlyArg.split(',')) : null;
+const want = (name: string) => !only || only.has(name);
+
+const P = quick
+  ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 50_000, fairSmall: 100 }
+  : { herd: 100_000, steadySeconds: 300, scale: [1_000_000, 10_000_000], fairBig: 50_000, fairSmall: 100 };
+
+const root = findRepoRoot();
+const outDir = join(root, 'bench/results');
+mkdirSync(outDir, { recursive: true });
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+async function main() {
+  const started = new Date();
+  const results: Record<string, unknown> = {};
+  let herd: HerdResult | undefined;
+  let steady: SteadyResult | undefined;
+  let overhead: OverheadResult | undefined;
+  let fair: HerdResult | undefined;
+  const scale: ScaleResult[] = [];
+
+  if (want('herd')) {
+    log(`herd: ${P.herd} jobs, 20 tenants, 2 engine nodes`);
+    herd = await runHerd({ count: P.herd, tenants: 20, engines: 2, label: 'herd' });
+    const { points, lags, ...rest } = herd;
+    results.herd = rest;
+    writeFileSync(join(outDir, 'herd-lag-over-time.svg'), lagOverTime(`Herd of ${P.herd}: start lag vs time since due`, points));
+    writeFileSync(join(outDir, 'herd-lag-histogram.svg'), lagHistogram(`Herd of ${P.herd}: start-lag distribution`, lags));
+  }
+  if (want('steady')) {
+    log(`steady: 1000 occurrences/s for ${P.steadySeconds} s`);
+    steady = await runSteady({ perSecond: 1000, seconds: P.steadySeconds, engines: 2, tenants: 20 });
+    const { points, lags, ...rest } = steady;
+    results.steady = rest;
+    writeFileSync(join(outDir, 'steady-lag-over-time.svg'), lagOverTime('Steady 1000/s: start lag over time', points));
+    writeFileSync(join(outDir, 'steady-lag-histogram.svg'), lagHistogram('Steady 1000/s: start-lag distribution', lags));
+  }
+  if (want('overhead')) {
+    log(`overhead: raw pg-boss and raw PostgreSQL with ${P.herd} messages`);
+    overhead = await runOverhead({ count: P.herd, queues: 20, batch: 50, consumers: 2 });
+    results.overhead = {
+      ...overhead,
+      belfryPerSecond: herd?.deliveriesPerSecond ?? null,
+      belfryVsPgBoss: herd?.deliveriesPerSecond ? Math.round((herd.deliveriesPerSecond / overhead.pgBossPerSecond) * 100) / 100 : null,
+      belfryVsPostgres: herd?.deliveriesPerSecond
+        ? Math.round((herd.deliveriesPerSecond / overhead.postgresInsertPerSecond) * 100) / 100
+        : null,
+    };
+  }
+  if (want('scale')) {
+    for (const n of P.scale) {
+      log(`scale: loading ${n} jobs`);
+      scale.push(await runScale({ jobs: n, due: 1_000, iterations: 30 }));
+    }
+    const [small, large] = scale;
+    results.scale = {
+      runs: scale,
+      latencyRatioP50: small?.scan.p50 && large?.scan.p50 ? Math.round((large.scan.p50 / small.scan.p50) * 100) / 100 : null,
+      latencyRatioP99: small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
+    };
+  }
+  if (want('fairness')) {
+    log(`fairness: one tenant with ${P.fairBig} due at once, nine with ${P.fairSmall}`);
+    fair = await runHerd({ count: 0, tenants: 10, skew: { big: P.fairBig, small: P.fairSmall }, engines: 2, label: 'fairness' });
+    const { points, lags, lagByTenant, ...rest } = fair;
+    const entries = Object.entries(lagByTenant).sort((a, b) => b[1].count - a[1].count);
+    const smallLags = entries.slice(1).map(([, s]) => s.p99 ?? 0);
+    results.fairness = {
+      ...rest,
+      bigTenant: entries[0]?.[1] ?? null,
+      smallTenantsP99Max: smallLags.length ? Math.max(...smallLags) : null,
+      smallTenants: Object.fromEntries(entries.slice(1)),
+    };
+    writeFileSync(join(outDir, 'fairness-lag-over-time.svg'), lagOverTime('Fairness: start lag (all tenants) vs time since due', points));
+  }
+
+  if (!only || serverVersion === '?') {
+    const probe = await benchDatabase(16);
+    await probe.drop();
+  }
+  const postgresVersion = serverVersion;
+  await releaseServer();
+
+  let commit = '?';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+  } catch {
+    // not a git checkout
+  }
+  const doc = {
+    startedAt: started.toISOString(),
+    quick,
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '?', memoryGiB: Math.round(totalmem() / 2 ** 30), postgres: postgresVersion, node: process.version },
+    commit,
+    database: process.env.DATABASE_URL ? 'external (DATABASE_URL)' : 'embedded',
+    results,
+  };
+  writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
+
+  const rows: string[][] = [['scenario', 'figure', 'value', 'target']];
+  if (herd) {
+    rows.push(['herd', `jobs`, String(herd.parameters.jobs), '']);
+    rows.push(['herd', 'all materialized (from due)', fmt(herd.materializedAllMs), '']);
+    rows.push(['herd', 'all delivered (from due)', fmt(herd.deliveredAllMs), '≤ 30000 ms for 100K']);
+    rows.push(['herd', 'start lag p50/p95/p99/max', `${fmt(herd.lag.p50)} / ${fmt(herd.lag.p95)} / ${fmt(herd.lag.p99)} / ${fmt(herd.lag.max)}`, '']);
+    rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
+    rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
+  }
+  if (steady) {
+    rows.push(['steady', 'delivered / expected', `${steady.delivered} / ${steady.expected}`, '']);
+    rows.push(['steady', 'start lag p50/p95/p99/max', `${fmt(steady.lag.p50)} / ${fmt(steady.lag.p95)} / ${fmt(steady.lag.p99)} / ${fmt(steady.lag.max)}`, 'p99 ≤ 250 ms']);
+    const t = steady.trend;
+    rows.push(['steady', 'p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift']);
+  }
+  if (overhead) {
+    const o = results.overhead as { belfryVsPgBoss: number | null; belfryVsPostgres: number | null };
+    rows.push(['overhead', 'raw pg-boss send+fetch+complete', `${overhead.pgBossPerSecond} /s`, '']);
+    rows.push(['overhead', 'raw PostgreSQL multi-row INSERT', `${overhead.postgresInsertPerSecond} /s`, '']);
+    rows.push(['overhead', 'Belfry ÷ pg-boss', String(o.belfryVsPgBoss ?? '-'), '≥ 0.8']);
+    rows.push(['overhead', 'Belfry ÷ PostgreSQL', String(o.belfryVsPostgres ?? '-'), '']);
+  }
+  for (const s of scale) {
+    rows.push([`scale ${s.jobs}`, 'due scan p50/p99', `${s.scan.p50} / ${s.scan.p99} ms`, '']);
+    rows.push([`scale ${s.jobs}`, 'bytes per job (jobs + schedule index)', String(s.bytesPerJob), '≤ 400']);
+  }
+  if (scale.length === 2) {
+    const r = results.scale as { latencyRatioP50: number | null; latencyRatioP99: number | null };
+    rows.push(['scale', 'large/small scan latency p50/p99', `${r.latencyRatioP50} / ${r.latencyRatioP99}`, '≤ 1.5']);
+  }
+  if (fair) {
+    const f = results.fairness as { smallTenantsP99Max: number | null; bigTenant: { p50: number | null; p99: number | null } | null };
+    rows.push(['fairness', 'small tenants start lag p99 (worst)', fmt(f.smallTenantsP99Max), '≤ 2000 ms']);
+    rows.push(['fairness', 'big tenant p50/p99', `${fmt(f.bigTenant?.p50)} / ${fmt(f.bigTenant?.p99)}`, '']);
+    rows.push(['fairness', 'duplicates / missing', `${fair.duplicates} / ${fair.missing}`, '0 / 0']);
+  }
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  process.stdout.write(`\nBelfry bench (${quick ? 'quick' : 'full'}), ${doc.machine.cores} cores, PostgreSQL ${postgresVersion}, commit ${commit}\n\n`);
+  process.stdout.write(`${line(rows[0] ?? [])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
+  for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
+  process.stdout.write(`\nwritten: bench/results/latest.json and bench/results/*.svg\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  async (err) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await releaseServer().catch(() => {});
+    process.exit(1);
+  },
+);

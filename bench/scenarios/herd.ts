@@ -1,0 +1,116 @@
+// Herd: N one-off jobs across tenants, all due in the same second. Measures when all runs are
+// materialized (run row + queue message, one transaction), when all are delivered, the start
+// lag distribution, and checks there are no duplicate and no missing occurrences.
+import { newId } from '@belfry/core';
+import { benchDatabase, insertOneOffJobs, insertTenants, startEngines, startSink } from '../lib/harness';
+import { summarize, type Summary } from '../lib/stats';
+
+export interface HerdOptions {
+  count: number;
+  tenants: number;
+  /** tenants[0] gets this many jobs; the others share the rest (fairness scenario) */
+  skew?: { big: number; small: number };
+  engines: number;
+  label: string;
+}
+
+export interface HerdResult {
+  parameters: Record<string, unknown>;
+  materializedAllMs: number | null;
+  deliveredAllMs: number | null;
+  deliveriesPerSecond: number | null;
+  lag: Summary;
+  lagByTenant: Record<string, Summary>;
+  duplicates: number;
+  missing: number;
+  points: { t: number; lag: number }[];
+  lags: number[];
+}
+
+export async function runHerd(o: HerdOptions): Promise<HerdResult> {
+  const db = await benchDatabase();
+  const sink = await startSink();
+  const engines = await startEngines(db.url, o.engines, {
+    BELFRY_TENANT_CONCURRENCY: '100',
+    BELFRY_WORKER_CONCURRENCY: '400',
+  });
+  try {
+    const tenants = Array.from({ length: o.tenants }, () => newId('ten'));
+    await insertTenants(db.pool, tenants, 100);
+    const parking = new Date('2100-01-01T00:00:00Z');
+    const jobsPerTenant = new Map<string, number>();
+    if (o.skew) {
+      const [big, ...small] = tenants as [string, ...string[]];
+      await insertOneOffJobs(db.pool, { count: o.skew.big, tenants: [big], runAt: parking, url: sink.url, prefix: 'herd-', partitions: 1024 });
+      jobsPerTenant.set(big, o.skew.big);
+      await insertOneOffJobs(db.pool, { count: o.skew.small * small.length, tenants: small, runAt: parking, url: sink.url, prefix: 'herd-', partitions: 1024 });
+      for (const t of small) jobsPerTenant.set(t, o.skew.small);
+    } else {
+      await insertOneOffJobs(db.pool, { count: o.count, tenants, runAt: parking, url: sink.url, prefix: 'herd-', partitions: 1024 });
+    }
+    const total = o.skew ? o.skew.big + o.skew.small * (o.tenants - 1) : o.count;
+    await db.pool.query('VACUUM ANALYZE jobs');
+    await db.pool.query('VACUUM ANALYZE schedule_entries');
+
+    // Everything becomes due in the same second, a few seconds from now.
+    const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
+    await db.pool.query('UPDATE jobs SET run_at = $1', [due]);
+    await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
+
+    let materializedAt: number | null = null;
+    const deadline = due.getTime() + 300_000;
+    while (Date.now() < deadline) {
+      if (materializedAt === null) {
+        const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE trigger = 'schedule'`);
+        if ((rows[0]?.n ?? 0) >= total) materializedAt = Date.now();
+      }
+      if (sink.records.length >= total && materializedAt !== null) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1_000)); // late duplicates, if any, would arrive now
+
+    const first = sink.records.filter((r) => r.attempt === 1);
+    const lags = first.map((r) => r.at - r.scheduled);
+    const byOccurrence = new Map<string, Set<string>>();
+    for (const r of sink.records) {
+      const key = `${r.jobId}@${r.scheduled}`;
+      const set = byOccurrence.get(key) ?? new Set();
+      set.add(r.runId);
+      byOccurrence.set(key, set);
+    }
+    const duplicates = [...byOccurrence.values()].filter((s) => s.size > 1).length;
+    const missing = total - byOccurrence.size;
+    const lastAt = Math.max(...first.map((r) => r.at));
+    const firstAt = Math.min(...first.map((r) => r.at));
+
+    const jobTenant = new Map<string, string>();
+    const { rows: jt } = await db.pool.query<{ id: string; tenant_id: string }>('SELECT id, tenant_id FROM jobs');
+    for (const r of jt) jobTenant.set(r.id, r.tenant_id);
+    const lagByTenant: Record<string, Summary> = {};
+    const perTenant = new Map<string, number[]>();
+    for (const r of first) {
+      const t = jobTenant.get(r.jobId) ?? '?';
+      const list = perTenant.get(t) ?? [];
+      list.push(r.at - r.scheduled);
+      perTenant.set(t, list);
+    }
+    for (const [t, list] of perTenant) lagByTenant[t] = summarize(list);
+
+    return {
+      parameters: { jobs: total, tenants: o.tenants, engines: o.engines, skew: o.skew ?? null, dueAt: due.toISOString() },
+      materializedAllMs: materializedAt === null ? null : materializedAt - due.getTime(),
+      deliveredAllMs: first.length ? lastAt - due.getTime() : null,
+      deliveriesPerSecond: first.length > 1 ? Math.round((first.length / Math.max(1, lastAt - Math.min(firstAt, due.getTime()))) * 1000) : null,
+      lag: summarize(lags),
+      lagByTenant,
+      duplicates,
+      missing,
+      points: first.map((r) => ({ t: (r.at - due.getTime()) / 1000, lag: r.at - r.scheduled })),
+      lags,
+    };
+  } finally {
+    await engines.stop();
+    await sink.stop();
+    await db.drop();
+  }
+}

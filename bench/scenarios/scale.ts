@@ -1,0 +1,76 @@
+// Scale: load many jobs straight into the tables (as a bulk tool would), most of them due far
+// in the future and a slice due now, then time the scheduler's due scan (the same SQL the
+// engine runs: selectDueEntries over half the partitions, batch 1000) and measure bytes per
+// job on disk.
+import { selectDueEntries } from '@belfry/db';
+import { benchDatabase } from '../lib/harness';
+import { summarize, type Summary } from '../lib/stats';
+
+export interface ScaleResult {
+  jobs: number;
+  loadSeconds: number;
+  scan: Summary;
+  bytesPerJob: number;
+  bytes: Record<string, number>;
+}
+
+export async function runScale(o: { jobs: number; due: number; iterations: number }): Promise<ScaleResult> {
+  const db = await benchDatabase();
+  try {
+    await db.pool.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_scale', 'scale', 'scale')`);
+    const target = JSON.stringify({ type: 'http', url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {} });
+    const t0 = Date.now();
+    const chunk = 500_000;
+    for (let from = 1; from <= o.jobs; from += chunk) {
+      const to = Math.min(o.jobs, from + chunk - 1);
+      // Ids shaped like real ones (job_ + 26 chars); partition from a hash, as partitionOf does.
+      await db.pool.query(
+        `WITH j AS (
+           INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, target, payload, partition)
+           SELECT 'job_' || upper(substr(md5(g::text), 1, 26)), 'ten_scale', 'job-' || g, 'cron', '0 * * * *', 'UTC',
+                  $3::jsonb, NULL, abs(hashtext(g::text)) % 1024
+           FROM generate_series($1::int, $2::int) AS g
+           RETURNING id, partition
+         )
+         INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at)
+         SELECT id, 'ten_scale', partition,
+                CASE WHEN random() < $4::float8 THEN now() - interval '1 second'
+                     ELSE now() + make_interval(secs => 60 + random() * 30 * 86400) END
+         FROM j`,
+        [from, to, target, o.due / o.jobs],
+      );
+    }
+    const loadSeconds = (Date.now() - t0) / 1000;
+    await db.pool.query('VACUUM ANALYZE jobs');
+    await db.pool.query('VACUUM ANALYZE schedule_entries');
+
+    const partitions = Array.from({ length: 512 }, (_, i) => i);
+    const samples: number[] = [];
+    const client = await db.pool.connect();
+    try {
+      for (let i = 0; i < o.iterations + 3; i++) {
+        await client.query('BEGIN');
+        const t = performance.now();
+        await selectDueEntries(client, partitions, 2_000, 1_000);
+        const ms = performance.now() - t;
+        await client.query('ROLLBACK');
+        if (i >= 3) samples.push(ms); // the first scans warm the cache
+      }
+    } finally {
+      client.release();
+    }
+    const { rows } = await db.pool.query<{ jobs: string; entries: string }>(
+      `SELECT pg_total_relation_size('jobs')::text AS jobs, pg_total_relation_size('schedule_entries')::text AS entries`,
+    );
+    const bytes = { jobs: Number(rows[0]?.jobs), scheduleEntries: Number(rows[0]?.entries) };
+    return {
+      jobs: o.jobs,
+      loadSeconds,
+      scan: summarize(samples.map((s) => Math.round(s * 100) / 100)),
+      bytesPerJob: Math.round((bytes.jobs + bytes.scheduleEntries) / o.jobs),
+      bytes,
+    };
+  } finally {
+    await db.drop();
+  }
+}

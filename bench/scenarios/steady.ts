@@ -1,0 +1,67 @@
+// Steady load: a mix of interval (every 1 s) and cron (every second, 6-field) jobs that
+// together produce `perSecond` occurrences per second for `seconds`. Reports the start-lag
+// distribution and its trend over time (does it drift?).
+import { newId, partitionOf } from '@belfry/core';
+import { benchDatabase, insertTenants, startEngines, startSink } from '../lib/harness';
+import { summarize, trend, type Summary } from '../lib/stats';
+
+export interface SteadyResult {
+  parameters: Record<string, unknown>;
+  lag: Summary;
+  trend: ReturnType<typeof trend>;
+  delivered: number;
+  expected: number;
+  points: { t: number; lag: number }[];
+  lags: number[];
+}
+
+export async function runSteady(o: { perSecond: number; seconds: number; engines: number; tenants: number }): Promise<SteadyResult> {
+  const db = await benchDatabase();
+  const sink = await startSink();
+  const engines = await startEngines(db.url, o.engines, { BELFRY_TENANT_CONCURRENCY: '200' });
+  try {
+    const tenants = Array.from({ length: o.tenants }, () => newId('ten'));
+    await insertTenants(db.pool, tenants, 200);
+    const start = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
+    const ids: string[] = [];
+    const tenantIds: string[] = [];
+    const kinds: string[] = [];
+    const parts: number[] = [];
+    for (let i = 0; i < o.perSecond; i++) {
+      const id = newId('job');
+      ids.push(id);
+      tenantIds.push(tenants[i % tenants.length] as string);
+      kinds.push(i % 2 === 0 ? 'interval' : 'cron');
+      parts.push(partitionOf(id, 1024));
+    }
+    const anchor = new Date(start - 1000);
+    await db.pool.query(
+      `WITH j AS (
+         INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, every_seconds, anchor_at, target, payload, timeout_seconds, partition)
+         SELECT id, tenant_id, 'steady-' || id, kind, CASE WHEN kind = 'cron' THEN '* * * * * *' END,
+                CASE WHEN kind = 'interval' THEN 1 END, $5, $6::jsonb, '{"bench":"steady"}'::jsonb, 10, partition
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS t(id, tenant_id, kind, partition)
+         RETURNING id, tenant_id, partition
+       )
+       INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, tenant_id, partition, $7 FROM j`,
+      [ids, tenantIds, kinds, parts, anchor, JSON.stringify({ type: 'http', url: sink.url, method: 'POST', headers: {} }), new Date(start)],
+    );
+    const end = start + o.seconds * 1000;
+    while (Date.now() < end + 3_000) await new Promise((r) => setTimeout(r, 250));
+    const inWindow = sink.records.filter((r) => r.attempt === 1 && r.scheduled >= start && r.scheduled < end);
+    const lags = inWindow.map((r) => r.at - r.scheduled);
+    return {
+      parameters: { perSecond: o.perSecond, seconds: o.seconds, engines: o.engines, tenants: o.tenants, mix: '50% interval 1 s, 50% cron "* * * * * *"' },
+      lag: summarize(lags),
+      trend: trend(inWindow.map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })), start, 10_000),
+      delivered: inWindow.length,
+      expected: o.perSecond * o.seconds,
+      points: inWindow.map((r) => ({ t: (r.scheduled - start) / 1000, lag: r.at - r.scheduled })),
+      lags,
+    };
+  } finally {
+    await engines.stop();
+    await sink.stop();
+    await db.drop();
+  }
+}
