@@ -21,7 +21,9 @@ describe('authentication', () => {
       scopes: ['admin'],
       expiresAt: new Date(Date.now() + 60_000),
     });
-    await h.db.pool.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.apiKey.id]);
+    await h.db.pool.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      expiring.apiKey.id,
+    ]);
     const cases: Record<string, Record<string, string>> = {
       missing: {},
       'basic scheme': { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
@@ -37,7 +39,11 @@ describe('authentication', () => {
       expect(res.status, name).toBe(401);
       expect(res.headers.get('www-authenticate'), name).toMatch(/^Bearer/);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(res.body).toMatchObject({ status: 401, title: 'Unauthorized', type: expect.stringContaining('unauthenticated') });
+      expect(res.body).toMatchObject({
+        status: 401,
+        title: 'Unauthorized',
+        type: expect.stringContaining('unauthenticated'),
+      });
     }
     expect((await call(h, 'GET', '/api/v1/jobs', { key: t.key })).status).toBe(200);
     expect((await call(h, 'GET', '/api/v1/jobs', { headers: { authorization: `bearer ${t.key}` } })).status).toBe(200);
@@ -96,7 +102,13 @@ describe('API key lifecycle', () => {
     const t = await makeTenant(h);
     const created = await createApiKey(h.deps, t.actor, { name: 'ci', scopes: ['jobs:read', 'jobs:read'] });
     expect(created.key).toMatch(/^bfy_[A-Za-z0-9_-]{43}$/);
-    expect(created.apiKey).toMatchObject({ name: 'ci', scopes: ['jobs:read'], prefix: created.key.slice(0, 12), revokedAt: null, lastUsedAt: null });
+    expect(created.apiKey).toMatchObject({
+      name: 'ci',
+      scopes: ['jobs:read'],
+      prefix: created.key.slice(0, 12),
+      revokedAt: null,
+      lastUsedAt: null,
+    });
     const { rows } = await h.db.pool.query('SELECT key_hash FROM api_keys WHERE id = $1', [created.apiKey.id]);
     expect(Buffer.from(rows[0].key_hash).toString('utf8')).not.toContain(created.key);
 
@@ -119,7 +131,8 @@ describe('API key lifecycle', () => {
   it('records last use at most once a minute', async () => {
     const t = await makeTenant(h);
     const lastUsed = async () =>
-      (await h.db.pool.query('SELECT last_used_at FROM api_keys WHERE tenant_id = $1', [t.tenantId])).rows[0].last_used_at as Date;
+      (await h.db.pool.query('SELECT last_used_at FROM api_keys WHERE tenant_id = $1', [t.tenantId])).rows[0]
+        .last_used_at as Date;
     await call(h, 'GET', '/api/v1/jobs', { key: t.key });
     const first = await lastUsed();
     await call(h, 'GET', '/api/v1/jobs', { key: t.key });
@@ -138,14 +151,18 @@ describe('API key lifecycle', () => {
     const t = await makeTenant(h);
     const viewer = { type: 'user' as const, id: 'usr_x', tenantId: t.tenantId, role: 'viewer' as const };
     await expect(listApiKeys(h.deps, viewer)).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(createApiKey(h.deps, viewer, { name: 'x', scopes: ['admin'] })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(createApiKey(h.deps, viewer, { name: 'x', scopes: ['admin'] })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 });
 
 describe('rate limits', () => {
   it('answers 429 with Retry-After once the burst is spent, per key', async () => {
     const t = await makeTenant(h);
-    await h.db.pool.query('UPDATE tenants SET rate_limit_per_second = 1, rate_limit_burst = 3 WHERE id = $1', [t.tenantId]);
+    await h.db.pool.query('UPDATE tenants SET rate_limit_per_second = 1, rate_limit_burst = 3 WHERE id = $1', [
+      t.tenantId,
+    ]);
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await call(h, 'GET', '/api/v1/jobs', { key: t.key }));
     expect(results[0]?.status).toBe(200);
@@ -166,7 +183,9 @@ describe('rate limits', () => {
 
   it('concurrent requests never take more tokens than the bucket holds', async () => {
     const t = await makeTenant(h);
-    await h.db.pool.query('UPDATE tenants SET rate_limit_per_second = 1, rate_limit_burst = 5 WHERE id = $1', [t.tenantId]);
+    await h.db.pool.query('UPDATE tenants SET rate_limit_per_second = 1, rate_limit_burst = 5 WHERE id = $1', [
+      t.tenantId,
+    ]);
     const results = await Promise.all(Array.from({ length: 20 }, () => call(h, 'GET', '/api/v1/jobs', { key: t.key })));
     const ok = results.filter((r) => r.status === 200).length;
     expect(ok).toBeGreaterThanOrEqual(5);
@@ -211,6 +230,8 @@ describe('tenant isolation', () => {
     expect(await counts(h)).toEqual(before);
     expect((await apiA.get(`/api/v1/jobs/${jobId}`)).body).toEqual(jobBefore);
     expect((await apiA.get(`/api/v1/runs/${pending}`)).body.status).toBe('pending');
-    expect((await apiB.get('/api/v1/signing-secret')).body.secret).not.toBe((await apiA.get('/api/v1/signing-secret')).body.secret);
+    expect((await apiB.get('/api/v1/signing-secret')).body.secret).not.toBe(
+      (await apiA.get('/api/v1/signing-secret')).body.secret,
+    );
   });
 });

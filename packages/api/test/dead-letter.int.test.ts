@@ -3,7 +3,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@belfry/core';
 import { RunPage } from '../src/index';
-import { client, counts, createHarness, type Harness, insertRun, jobBody, makeTenant, type TestTenant } from './support';
+import {
+  client,
+  counts,
+  createHarness,
+  type Harness,
+  insertRun,
+  jobBody,
+  makeTenant,
+  type TestTenant,
+} from './support';
 
 let h: Harness;
 
@@ -39,9 +48,25 @@ describe('GET /api/v1/dead-letter', () => {
     const a = await newJob();
     const b = await newJob();
     const gone = await newJob();
-    const old = await insertRun(h, { tenantId: t.tenantId, jobId: a, status: 'dead', finishedAt: new Date(Date.now() - 3000), attempts: 2 });
-    const mid = await insertRun(h, { tenantId: t.tenantId, jobId: b, status: 'dead', finishedAt: new Date(Date.now() - 2000) });
-    const recent = await insertRun(h, { tenantId: t.tenantId, jobId: a, status: 'dead', finishedAt: new Date(Date.now() - 1000) });
+    const old = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId: a,
+      status: 'dead',
+      finishedAt: new Date(Date.now() - 3000),
+      attempts: 2,
+    });
+    const mid = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId: b,
+      status: 'dead',
+      finishedAt: new Date(Date.now() - 2000),
+    });
+    const recent = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId: a,
+      status: 'dead',
+      finishedAt: new Date(Date.now() - 1000),
+    });
     await insertRun(h, { tenantId: t.tenantId, jobId: a, status: 'succeeded' });
     await insertRun(h, { tenantId: t.tenantId, jobId: gone, status: 'dead' });
     await api.del(`/api/v1/jobs/${gone}`);
@@ -91,9 +116,7 @@ describe('POST /api/v1/dead-letter/replay', () => {
       `SELECT replay_of, trigger, status FROM runs WHERE replay_of = ANY($1) ORDER BY replay_of`,
       [[d1, d2]],
     );
-    expect(rows).toEqual(
-      [d1, d2].sort().map((id) => ({ replay_of: id, trigger: 'replay', status: 'pending' })),
-    );
+    expect(rows).toEqual([d1, d2].sort().map((id) => ({ replay_of: id, trigger: 'replay', status: 'pending' })));
     expect((await api.post('/api/v1/dead-letter/replay', { runIds: ids })).body).toEqual({ replayed: 0 });
 
     const audit = await h.db.pool.query(
@@ -114,8 +137,12 @@ describe('POST /api/v1/dead-letter/replay', () => {
     await bulkDead(t, jobB, 30);
 
     const before = await counts(h);
-    expect((await api.post('/api/v1/dead-letter/replay', { all: true, dryRun: true })).body).toEqual({ wouldReplay: 1130 });
-    expect((await api.post('/api/v1/dead-letter/replay', { all: true, jobId: jobB, dryRun: true })).body).toEqual({ wouldReplay: 30 });
+    expect((await api.post('/api/v1/dead-letter/replay', { all: true, dryRun: true })).body).toEqual({
+      wouldReplay: 1130,
+    });
+    expect((await api.post('/api/v1/dead-letter/replay', { all: true, jobId: jobB, dryRun: true })).body).toEqual({
+      wouldReplay: 30,
+    });
     expect(await counts(h)).toEqual(before);
 
     expect((await api.post('/api/v1/dead-letter/replay', { all: true, jobId: jobB })).body).toEqual({ replayed: 30 });
@@ -167,8 +194,12 @@ describe('POST /api/v1/dead-letter/replay', () => {
       { all: true, dryRun: 'yes' },
       { all: true, extra: 1 },
     ];
-    for (const body of bad) expect((await api.post('/api/v1/dead-letter/replay', body)).status, JSON.stringify(body).slice(0, 80)).toBe(400);
-    const missing = await api.post('/api/v1/dead-letter/replay', { all: true, jobId: 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T' });
+    for (const body of bad)
+      expect((await api.post('/api/v1/dead-letter/replay', body)).status, JSON.stringify(body).slice(0, 80)).toBe(400);
+    const missing = await api.post('/api/v1/dead-letter/replay', {
+      all: true,
+      jobId: 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T',
+    });
     expect(missing.status).toBe(404);
     expect(await counts(h)).toEqual(before);
     expect(t).toBeDefined();

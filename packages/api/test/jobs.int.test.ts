@@ -1,9 +1,9 @@
 // Contract tests of /api/v1/jobs through the real router: status codes, exact shapes,
-// pagination, filters, the schedule entry the engine relies on, and idempotent creation.
+// pagination, filters, pause/resume/delete and the schedule entry the engine relies on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextFireTime, partitionOf } from '@belfry/core';
 import { Job, JobPage } from '../src/index';
-import { call, client, counts, createHarness, type Harness, insertRun, jobBody, makeTenant, type TestTenant } from './support';
+import { call, client, createHarness, type Harness, insertRun, jobBody, makeTenant, type TestTenant } from './support';
 
 let h: Harness;
 let t: TestTenant;
@@ -42,11 +42,28 @@ describe('POST /api/v1/jobs', () => {
       status: 'active',
     });
     expect(Object.keys(job).sort()).toEqual(
-      ['id', 'name', 'schedule', 'target', 'payload', 'retry', 'timeoutSeconds', 'priority', 'misfirePolicy',
-        'overlapPolicy', 'status', 'nextRunAt', 'createdAt', 'updatedAt'].sort(),
+      [
+        'id',
+        'name',
+        'schedule',
+        'target',
+        'payload',
+        'retry',
+        'timeoutSeconds',
+        'priority',
+        'misfirePolicy',
+        'overlapPolicy',
+        'status',
+        'nextRunAt',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
     );
     expect(job.id).toMatch(/^job_[0-9A-Z]{26}$/);
-    const expected = nextFireTime({ type: 'cron', expression: '0 7 * * *', timezone: 'Europe/Berlin' }, new Date(before));
+    const expected = nextFireTime(
+      { type: 'cron', expression: '0 7 * * *', timezone: 'Europe/Berlin' },
+      new Date(before),
+    );
     expect(job.nextRunAt).toBe(expected?.toISOString());
     const entry = await entryOf(job.id);
     expect(entry?.next_run_at.toISOString()).toBe(job.nextRunAt);
@@ -83,7 +100,10 @@ describe('POST /api/v1/jobs', () => {
   });
 
   it('normalises a runAt with an offset to UTC', async () => {
-    const res = await api.post('/api/v1/jobs', jobBody({ schedule: { type: 'once', runAt: '2030-12-01T08:00:00+01:00' } }));
+    const res = await api.post(
+      '/api/v1/jobs',
+      jobBody({ schedule: { type: 'once', runAt: '2030-12-01T08:00:00+01:00' } }),
+    );
     expect(res.body.schedule).toEqual({ type: 'once', runAt: '2030-12-01T07:00:00.000Z' });
   });
 
@@ -91,64 +111,6 @@ describe('POST /api/v1/jobs', () => {
     const res = await api.post('/api/v1/jobs', jobBody({ schedule: { type: 'cron', expression: '30 0 7 * * *' } }));
     expect(res.status).toBe(201);
     expect(new Date(res.body.nextRunAt).getUTCSeconds()).toBe(30);
-  });
-});
-
-describe('Idempotency-Key', () => {
-  it('same key + same body answers the same job; a different body is 422', async () => {
-    const key = `idem-${Date.now()}`;
-    const first = await api.post('/api/v1/jobs', jobBody({ name: 'idem' }), { headers: { 'idempotency-key': key } });
-    expect(first.status).toBe(201);
-    expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const before = await counts(h);
-    // Key order and explicit defaults do not change what the request means.
-    const again = await api.post(
-      '/api/v1/jobs',
-      { priority: 'normal', ...jobBody({ name: 'idem' }) },
-      { headers: { 'idempotency-key': key } },
-    );
-    expect(again.status).toBe(201);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.headers.get('location')).toBe(`/api/v1/jobs/${first.body.id}`);
-    expect(again.body).toEqual(first.body);
-    expect(await counts(h)).toEqual(before);
-    const different = await api.post('/api/v1/jobs', jobBody({ name: 'other' }), { headers: { 'idempotency-key': key } });
-    expect(different.status).toBe(422);
-    expect(different.headers.get('content-type')).toBe('application/problem+json');
-    expect(await counts(h)).toEqual(before);
-  });
-
-  it('two concurrent requests with one key create one job', async () => {
-    const key = `race-${Date.now()}`;
-    const before = (await counts(h)).jobs;
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () => api.post('/api/v1/jobs', jobBody({ name: 'race' }), { headers: { 'idempotency-key': key } })),
-    );
-    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
-    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
-    expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
-    expect((await counts(h)).jobs).toBe(before + 1);
-  });
-
-  it('keys are per tenant and expire after 24 hours', async () => {
-    const other = await makeTenant(h);
-    const key = `shared-${Date.now()}`;
-    const a = await api.post('/api/v1/jobs', jobBody(), { headers: { 'idempotency-key': key } });
-    const b = await client(h, other.key).post('/api/v1/jobs', jobBody(), { headers: { 'idempotency-key': key } });
-    expect(a.body.id).not.toBe(b.body.id);
-    await h.db.pool.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
-    const c = await api.post('/api/v1/jobs', jobBody(), { headers: { 'idempotency-key': key } });
-    expect(c.status).toBe(201);
-    expect(c.body.id).not.toBe(a.body.id);
-    expect(c.headers.get('idempotent-replayed')).toBeNull();
-  });
-
-  it('rejects a malformed key with 400', async () => {
-    const before = await counts(h);
-    const res = await api.post('/api/v1/jobs', jobBody(), { headers: { 'idempotency-key': 'x'.repeat(256) } });
-    expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ path: 'Idempotency-Key', message: expect.any(String) }]);
-    expect(await counts(h)).toEqual(before);
   });
 });
 
@@ -207,7 +169,16 @@ describe('GET /api/v1/jobs', () => {
   });
 
   it('rejects invalid paging and filters with 400', async () => {
-    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'cursor=garbage!', 'cursor=eyJ4IjoxfQ', 'status=running', 'foo=bar']) {
+    for (const q of [
+      'limit=0',
+      'limit=501',
+      'limit=abc',
+      'limit=1.5',
+      'cursor=garbage!',
+      'cursor=eyJ4IjoxfQ',
+      'status=running',
+      'foo=bar',
+    ]) {
       const res = await lister.get(`/api/v1/jobs?${q}`);
       expect(res.status, q).toBe(400);
     }
@@ -225,7 +196,10 @@ describe('GET, PATCH, DELETE /api/v1/jobs/{id}', () => {
   });
 
   it('patches fields, merges retry, bumps the version and keeps the next run when the schedule is unchanged', async () => {
-    const created = await api.post('/api/v1/jobs', jobBody({ retry: { maxAttempts: 3, initialDelaySeconds: 5, maxDelaySeconds: 60 } }));
+    const created = await api.post(
+      '/api/v1/jobs',
+      jobBody({ retry: { maxAttempts: 3, initialDelaySeconds: 5, maxDelaySeconds: 60 } }),
+    );
     const id = created.body.id;
     const res = await api.patch(`/api/v1/jobs/${id}`, {
       name: 'renamed',
@@ -252,13 +226,21 @@ describe('GET, PATCH, DELETE /api/v1/jobs/{id}', () => {
     const created = await api.post('/api/v1/jobs', jobBody());
     const res = await api.patch(`/api/v1/jobs/${created.body.id}`, { retry: { maxDelaySeconds: 1 } });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ path: 'retry.initialDelaySeconds', message: 'must not exceed maxDelaySeconds' }]);
+    expect(res.body.errors).toEqual([
+      { path: 'retry.initialDelaySeconds', message: 'must not exceed maxDelaySeconds' },
+    ]);
   });
 
   it('recomputes the next run when the schedule changes and cancels runs materialized ahead', async () => {
     const created = await api.post('/api/v1/jobs', jobBody());
     const id = created.body.id;
-    const future = await insertRun(h, { tenantId: t.tenantId, jobId: id, status: 'pending', scheduledTime: new Date(Date.now() + 3_600_000), finishedAt: null });
+    const future = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId: id,
+      status: 'pending',
+      scheduledTime: new Date(Date.now() + 3_600_000),
+      finishedAt: null,
+    });
     const res = await api.patch(`/api/v1/jobs/${id}`, { schedule: { type: 'interval', everySeconds: 60 } });
     expect(res.status).toBe(200);
     expect(res.body.schedule).toEqual({ type: 'interval', everySeconds: 60 });
@@ -303,7 +285,13 @@ describe('pause and resume', () => {
     const created = await api.post('/api/v1/jobs', jobBody());
     const id = created.body.id;
     const pending = await insertRun(h, { tenantId: t.tenantId, jobId: id, status: 'pending', finishedAt: null });
-    const failed = await insertRun(h, { tenantId: t.tenantId, jobId: id, status: 'failed', finishedAt: null, attempts: 1 });
+    const failed = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId: id,
+      status: 'failed',
+      finishedAt: null,
+      attempts: 1,
+    });
     const running = await insertRun(h, { tenantId: t.tenantId, jobId: id, status: 'running', finishedAt: null });
     const res = await api.post(`/api/v1/jobs/${id}/pause`);
     expect(res.status).toBe(200);
@@ -365,11 +353,18 @@ describe('unknown paths and methods', () => {
     const unknown = await api.get('/api/v1/nope');
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toBe('application/problem+json');
-    expect(unknown.body).toMatchObject({ type: expect.any(String), title: 'Not found', status: 404, detail: expect.any(String) });
+    expect(unknown.body).toMatchObject({
+      type: expect.any(String),
+      title: 'Not found',
+      status: 404,
+      detail: expect.any(String),
+    });
     const put = await call(h, 'PUT', '/api/v1/jobs', { key: t.key });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('POST, GET');
     expect((await call(h, 'DELETE', '/api/v1/jobs', { key: t.key })).status).toBe(405);
-    expect((await call(h, 'GET', '/api/v1/jobs/job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T/pause', { key: t.key })).status).toBe(405);
+    expect((await call(h, 'GET', '/api/v1/jobs/job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T/pause', { key: t.key })).status).toBe(
+      405,
+    );
   });
 });

@@ -52,7 +52,9 @@ describe('POST /api/v1/jobs/{id}/trigger', () => {
     expect(Date.parse(run.scheduledTime)).toBeGreaterThanOrEqual(before - 1);
     expect(idTime(run.id)?.toISOString()).toBe(run.scheduledTime);
     const messages = await queued(run.id);
-    expect(messages).toEqual([{ name: `t.${t.tenantId}.high`, data: { runId: run.id, scheduledTime: run.scheduledTime } }]);
+    expect(messages).toEqual([
+      { name: `t.${t.tenantId}.high`, data: { runId: run.id, scheduledTime: run.scheduledTime } },
+    ]);
     const { rows } = await h.db.pool.query('SELECT priority FROM runs WHERE id = $1', [run.id]);
     expect(rows[0].priority).toBe('high');
   });
@@ -72,7 +74,9 @@ describe('POST /api/v1/jobs/{id}/trigger', () => {
     let rolledBack: string | undefined;
     await expect(
       withTransaction(h.db.pool, async (c) => {
-        const [run] = await insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [{ jobId, priority: 'normal', replayOf: null }]);
+        const [run] = await insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [
+          { jobId, priority: 'normal', replayOf: null },
+        ]);
         rolledBack = run?.id;
         expect(await queued(rolledBack as string)).toHaveLength(0); // not visible outside the transaction yet
         throw new Error('boom');
@@ -154,13 +158,31 @@ describe('GET /api/v1/jobs/{id}/runs and /api/v1/runs/{runId}', () => {
       responseSnippet: 'unavailable',
     });
     expect(Object.keys(run).sort()).toEqual(
-      ['id', 'jobId', 'scheduledTime', 'status', 'skipReason', 'attempt', 'trigger', 'replayOf', 'createdAt',
-        'startedAt', 'finishedAt', 'attempts'].sort(),
+      [
+        'id',
+        'jobId',
+        'scheduledTime',
+        'status',
+        'skipReason',
+        'attempt',
+        'trigger',
+        'replayOf',
+        'createdAt',
+        'startedAt',
+        'finishedAt',
+        'attempts',
+      ].sort(),
     );
   });
 
   it('answers 404 for unknown, malformed and wrong-prefix run ids', async () => {
-    for (const id of ['run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T', 'run_nope', jobId, 'run_ZZZZZZZZZZZZZZZZZZZZZZZZZZ', '%E0%A4%A']) {
+    for (const id of [
+      'run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T',
+      'run_nope',
+      jobId,
+      'run_ZZZZZZZZZZZZZZZZZZZZZZZZZZ',
+      '%E0%A4%A',
+    ]) {
       expect((await api.get(`/api/v1/runs/${id}`)).status, id).toBe(404);
     }
   });
@@ -191,18 +213,28 @@ describe('cancel and replay', () => {
     const res = await api.post(`/api/v1/runs/${dead}/replay`);
     expect(res.status).toBe(201);
     const run = Run.parse(res.body);
-    expect(run).toMatchObject({ jobId, trigger: 'replay', replayOf: dead, status: 'pending', attempt: 0, attempts: [] });
+    expect(run).toMatchObject({
+      jobId,
+      trigger: 'replay',
+      replayOf: dead,
+      status: 'pending',
+      attempt: 0,
+      attempts: [],
+    });
     expect(res.headers.get('location')).toBe(`/api/v1/runs/${run.id}`);
     expect((await queued(run.id)).map((m) => m.name)).toEqual([`t.${t.tenantId}.low`]);
     for (const status of ['pending', 'running', 'failed']) {
       const id = await insertRun(h, { tenantId: t.tenantId, jobId, status, finishedAt: null });
       expect((await api.post(`/api/v1/runs/${id}/replay`)).status, status).toBe(409);
     }
-    const { rows } = await h.db.pool.query(`SELECT details FROM audit_log WHERE action = 'run.replayed' AND target_id = $1`, [dead]);
+    const { rows } = await h.db.pool.query(
+      `SELECT details FROM audit_log WHERE action = 'run.replayed' AND target_id = $1`,
+      [dead],
+    );
     expect(rows[0].details).toEqual({ jobId, newRunId: run.id });
   });
 
-  it("refuses to replay a run whose job was deleted (409)", async () => {
+  it('refuses to replay a run whose job was deleted (409)', async () => {
     const jobId = await newJob();
     const dead = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'dead' });
     await api.del(`/api/v1/jobs/${jobId}`);

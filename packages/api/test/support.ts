@@ -4,7 +4,15 @@
 import { createPrisma, createQueueClient, type PrismaClient, type QueueClient } from '@belfry/db';
 import { deriveEncryptionKey } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { type Actor, type ApiKeyScope, type Clock, createRestHandler, createTenant, type Logger, type ServiceDeps } from '../src/index';
+import {
+  type Actor,
+  type ApiKeyScope,
+  type Clock,
+  createRestHandler,
+  createTenant,
+  type Logger,
+  type ServiceDeps,
+} from '../src/index';
 
 export const silentLog: Logger = { info() {}, warn() {}, error() {} };
 
@@ -96,7 +104,12 @@ export interface RequestOptions {
 }
 
 /** Calls the REST handler like an HTTP client would. */
-export async function call(h: Harness, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function call(
+  h: Harness,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: BodyInit | undefined;
@@ -179,7 +192,17 @@ export async function insertRun(
   await h.db.pool.query(
     `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at, started_at, last_error)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4, $9)`,
-    [id, run.tenantId, run.jobId, scheduled, run.status, run.attempts ?? 0, run.trigger ?? 'schedule', finished, run.status === 'dead' ? 'HTTP 503' : null],
+    [
+      id,
+      run.tenantId,
+      run.jobId,
+      scheduled,
+      run.status,
+      run.attempts ?? 0,
+      run.trigger ?? 'schedule',
+      finished,
+      run.status === 'dead' ? 'HTTP 503' : null,
+    ],
   );
   for (let a = 1; a <= (run.attempts ?? 0); a++) {
     await h.db.pool.query(

@@ -15,7 +15,9 @@ async function readPartitions(pool: ServiceDeps['pool']): Promise<number> {
   const { rows } = await pool.query<{ value: string }>(`SELECT value FROM belfry_settings WHERE key = 'partitions'`);
   const partitions = Number(rows[0]?.value);
   if (!Number.isInteger(partitions) || partitions < 1) {
-    throw new Error('the database has not been migrated (belfry_settings.partitions is missing); run `npm start` or the engine once');
+    throw new Error(
+      'the database has not been migrated (belfry_settings.partitions is missing); run `npm start` or the engine once',
+    );
   }
   return partitions;
 }

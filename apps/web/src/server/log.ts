@@ -11,7 +11,8 @@ function serialise(obj: object | string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (SECRET_KEYS.test(k)) out[k] = '[redacted]';
-    else if (v instanceof Error) out[k] = { type: v.name, message: v.message, stack: v.stack, code: (v as { code?: unknown }).code };
+    else if (v instanceof Error)
+      out[k] = { type: v.name, message: v.message, stack: v.stack, code: (v as { code?: unknown }).code };
     else out[k] = v;
   }
   return out;
@@ -19,7 +20,13 @@ function serialise(obj: object | string): Record<string, unknown> {
 
 function write(level: keyof typeof LEVELS, obj: object | string, msg?: string): void {
   if (LEVELS[level] < LEVELS[webEnv().BELFRY_LOG_LEVEL]) return;
-  const line = { level: LEVELS[level], time: Date.now(), name: 'belfry-web', ...serialise(obj), ...(msg ? { msg } : {}) };
+  const line = {
+    level: LEVELS[level],
+    time: Date.now(),
+    name: 'belfry-web',
+    ...serialise(obj),
+    ...(msg ? { msg } : {}),
+  };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 

@@ -1,7 +1,12 @@
 // The OpenAPI 3.1 document of /api/v1, generated from the route table: the same zod schemas
 // that validate requests describe them here, so the document cannot drift from the code.
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import type { Route } from '../rest/route';
 import { PROBLEMS } from './problems';
 
@@ -19,7 +24,9 @@ const PARAM_DESCRIPTIONS: Record<string, string> = { id: 'Job id (job_...)', run
 function pathParams(path: string): z.ZodObject | undefined {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
   if (!names.length) return undefined;
-  return z.object(Object.fromEntries(names.map((n) => [n, z.string().meta({ description: PARAM_DESCRIPTIONS[n] ?? n })])));
+  return z.object(
+    Object.fromEntries(names.map((n) => [n, z.string().meta({ description: PARAM_DESCRIPTIONS[n] ?? n })])),
+  );
 }
 
 function responsesOf(route: Route): ZodOpenApiResponsesObject {
@@ -54,9 +61,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
     tags: [route.tag],
     security: route.scope ? [{ apiKey: [route.scope] }] : [],
     ...(Object.keys(requestParams).length ? { requestParams } : {}),
-    ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }
-      : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     ...(route.operationId === 'createJob'
       ? {
           parameters: [
@@ -78,8 +83,9 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
 export function buildOpenApiDocument(routes: Route[]): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
-    const item = (paths[route.path] ??= {});
+    const item = paths[route.path] ?? {};
     item[route.method.toLowerCase() as 'get'] = operationOf(route);
+    paths[route.path] = item;
   }
   return createDocument({
     openapi: '3.1.0',
@@ -101,7 +107,8 @@ export function buildOpenApiDocument(routes: Route[]): ReturnType<typeof createD
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'bfy_ + 43 base64url characters',
-          description: "An API key. Scopes: jobs:read, jobs:write, runs:read, runs:write, admin (admin implies all; x:write implies x:read).",
+          description:
+            'An API key. Scopes: jobs:read, jobs:write, runs:read, runs:write, admin (admin implies all; x:write implies x:read).',
         },
       },
     },

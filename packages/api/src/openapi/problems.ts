@@ -4,8 +4,17 @@ import type { ZodOpenApiResponseObject } from 'zod-openapi';
 import { z } from 'zod';
 import { ProblemSchema } from '../schemas/common';
 
-function problem(id: string, description: string, headers?: ZodOpenApiResponseObject['headers']): ZodOpenApiResponseObject {
-  return { id, description, content: { 'application/problem+json': { schema: ProblemSchema } }, ...(headers ? { headers } : {}) };
+function problem(
+  id: string,
+  description: string,
+  headers?: ZodOpenApiResponseObject['headers'],
+): ZodOpenApiResponseObject {
+  return {
+    id,
+    description,
+    content: { 'application/problem+json': { schema: ProblemSchema } },
+    ...(headers ? { headers } : {}),
+  };
 }
 
 export const PROBLEMS = {

@@ -62,7 +62,8 @@ function isUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return (
     typeof code === 'string' &&
-    (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08'))
+    (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03'].includes(code) ||
+      code.startsWith('08'))
   );
 }
 
@@ -91,7 +92,9 @@ export function createRestHandler(
       if (match.kind === 'not_found') throw new AppError('not_found', `no such endpoint: ${url.pathname}`);
       if (match.kind === 'method_not_allowed') {
         const allow = match.allow.join(', ');
-        return problem(new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`), { allow });
+        return problem(new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allow}`), {
+          allow,
+        });
       }
       const { route, params } = match;
       const loadDeps = async () => {
@@ -100,7 +103,10 @@ export function createRestHandler(
           log = deps.log;
           return deps;
         } catch (err) {
-          throw new AppError('unavailable', `the service is starting or its database is unreachable: ${(err as Error).message}`);
+          throw new AppError(
+            'unavailable',
+            `the service is starting or its database is unreachable: ${(err as Error).message}`,
+          );
         }
       };
 
@@ -109,11 +115,13 @@ export function createRestHandler(
       if (route.scope) {
         deps = await loadDeps();
         const token = bearerToken(request);
-        if (token === null) throw new AppError('unauthenticated', 'an API key is required (Authorization: Bearer bfy_...)');
+        if (token === null)
+          throw new AppError('unauthenticated', 'an API key is required (Authorization: Bearer bfy_...)');
         const authenticated = await authenticateApiKey(deps, token);
         actor = authenticated.actor;
         rate = authenticated.rateLimit;
-        if (!hasScope(actor, route.scope)) throw new AppError('forbidden', `this API key lacks the '${route.scope}' scope`);
+        if (!hasScope(actor, route.scope))
+          throw new AppError('forbidden', `this API key lacks the '${route.scope}' scope`);
       }
 
       const query = parseInput(route.query ?? EmptyBody, queryObject(url));
@@ -138,7 +146,10 @@ export function createRestHandler(
 
 function failure(err: unknown, request: Request, url: URL, log: Logger, rate: RateLimitDecision | undefined): Response {
   if (isExpectedError(err)) {
-    log.warn({ status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message }, 'request refused');
+    log.warn(
+      { status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
+      'request refused',
+    );
     return problem(err, rateLimitHeaders(rate));
   }
   if (err instanceof AppError) {

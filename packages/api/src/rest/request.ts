@@ -2,9 +2,12 @@
 // Content-Length), must be JSON, and are parsed before any schema sees them; query strings
 // may not repeat a parameter.
 import { AppError } from '../errors';
+import { jsonDepth } from '../schemas/target';
+import { findUnstorableText, textProblem } from '../schemas/text';
 
 /** The largest body read. Payloads are capped at 256 KiB serialised; the rest is envelope. */
 export const MAX_BODY_BYTES = 512 * 1024;
+export const MAX_BODY_DEPTH = 64;
 
 function tooLarge(): AppError {
   return new AppError('payload_too_large', `the request body must be at most ${MAX_BODY_BYTES} bytes`);
@@ -56,12 +59,24 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     throw AppError.invalid([{ path: '', message: 'the body is not valid UTF-8' }], 'the body is not valid UTF-8');
   }
   if (text.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (err) {
     const reason = err instanceof SyntaxError ? err.message : 'too deeply nested';
-    throw AppError.invalid([{ path: '', message: `malformed JSON: ${reason}` }], `the body is not valid JSON: ${reason}`);
+    throw AppError.invalid(
+      [{ path: '', message: `malformed JSON: ${reason}` }],
+      `the body is not valid JSON: ${reason}`,
+    );
   }
+  // Payloads may nest 32 deep; refusing deeper bodies here keeps every later walk cheap.
+  if (jsonDepth(parsed, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    throw AppError.invalid([{ path: '', message: `must not be nested more than ${MAX_BODY_DEPTH} levels deep` }]);
+  }
+  // Whatever field it is in, such text would fail in the database instead of as a 400.
+  const bad = findUnstorableText(parsed);
+  if (bad) throw AppError.invalid([{ path: bad.path.join('.'), message: bad.message }]);
+  return parsed;
 }
 
 /** Query parameters as an object; a repeated parameter is an error, not a silent pick. */
@@ -69,6 +84,8 @@ export function queryObject(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
     if (Object.hasOwn(out, key)) throw AppError.invalid([{ path: key, message: 'must be given at most once' }]);
+    const problem = textProblem(value);
+    if (problem) throw AppError.invalid([{ path: key, message: problem }]);
     out[key] = value;
   }
   return out;

@@ -4,7 +4,9 @@ import { z } from 'zod';
 import 'zod-openapi';
 import { MAX_LIMIT } from '../services/pagination';
 
-export const Timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC timestamp', example: '2026-12-01T07:00:00.000Z' });
+export const Timestamp = z.iso
+  .datetime()
+  .meta({ description: 'ISO 8601 UTC timestamp', example: '2026-12-01T07:00:00.000Z' });
 export const NullableTimestamp = Timestamp.nullable();
 
 export const JobId = z.string().meta({ description: 'Job id', example: 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T' });
@@ -34,7 +36,12 @@ export const LimitParam = z
   .string()
   .regex(/^\d{1,6}$/, { error: `must be an integer from 1 to ${MAX_LIMIT}` })
   .transform(Number)
-  .pipe(z.int().min(1, { error: `must be an integer from 1 to ${MAX_LIMIT}` }).max(MAX_LIMIT, { error: `must be an integer from 1 to ${MAX_LIMIT}` }))
+  .pipe(
+    z
+      .int()
+      .min(1, { error: `must be an integer from 1 to ${MAX_LIMIT}` })
+      .max(MAX_LIMIT, { error: `must be an integer from 1 to ${MAX_LIMIT}` }),
+  )
   .meta({
     description: `Page size (default 50, at most ${MAX_LIMIT})`,
     override: integerParam({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
@@ -62,7 +69,10 @@ export function pageOf<T extends z.ZodType>(item: T, id: string) {
   return z
     .strictObject({
       data: z.array(item),
-      nextCursor: z.string().nullable().meta({ description: 'Pass as ?cursor= for the next page; null on the last page' }),
+      nextCursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'Pass as ?cursor= for the next page; null on the last page' }),
     })
     .meta({ id });
 }

@@ -5,6 +5,7 @@ import { validateCronExpression, validateTimezone } from '@belfry/core';
 import { z } from 'zod';
 import { InstantInput } from './common';
 import { PayloadInput, TargetInput } from './target';
+import { hasControlCharacter, storableText } from './text';
 
 export const MAX_INTERVAL_SECONDS = 366 * 24 * 60 * 60;
 
@@ -18,7 +19,8 @@ export const JobName = z
   .min(1, { error: 'must be 1 to 200 characters' })
   .max(200, { error: 'must be 1 to 200 characters' })
   .refine((s) => s.trim() !== '', { error: 'must not be blank' })
-  .refine((s) => !/[\x00-\x1f\x7f]/.test(s), { error: 'must not contain control characters' })
+  .refine((s) => !hasControlCharacter(s), { error: 'must not contain control characters' })
+  .superRefine(storableText)
   .meta({ example: 'daily-report' });
 
 export const OnceScheduleInput = z.strictObject({
@@ -29,12 +31,14 @@ export const OnceScheduleInput = z.strictObject({
 export const CronExpression = z
   .string()
   .max(256, { error: 'must be at most 256 characters' })
+  .superRefine(storableText)
   .superRefine(byCore(validateCronExpression))
   .meta({ description: '5 fields, or 6 with seconds first', example: '0 7 * * *' });
 
 export const TimeZone = z
   .string()
   .max(64, { error: 'must be at most 64 characters' })
+  .superRefine(storableText)
   .superRefine(byCore(validateTimezone))
   .meta({ description: 'IANA time zone the fields are read in', example: 'Europe/Berlin' });
 

@@ -3,10 +3,17 @@ import { z } from 'zod';
 import { CursorParam, InstantInput, integerParam, JobIdInput, LimitParam, RunIdInput } from './common';
 import { CronExpression, IntervalScheduleInput, MAX_INTERVAL_SECONDS, TimeZone } from './job-input';
 import { JOB_STATUSES, RUN_STATUSES } from './resources';
+import { storableText } from './text';
 
 export const ListJobsQuery = z.strictObject({
   status: z.enum(JOB_STATUSES).optional(),
-  name: z.string().min(1).max(200).optional().meta({ description: 'Jobs whose name starts with this (case-sensitive)' }),
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .superRefine(storableText)
+    .optional()
+    .meta({ description: 'Jobs whose name starts with this (case-sensitive)' }),
   limit: LimitParam.optional(),
   cursor: CursorParam.optional(),
 });
@@ -44,7 +51,12 @@ export const SchedulePreviewQuery = z
       .string()
       .regex(/^\d{1,4}$/, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` })
       .transform(Number)
-      .pipe(z.int().min(1, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` }).max(MAX_PREVIEW_COUNT, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` }))
+      .pipe(
+        z
+          .int()
+          .min(1, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` })
+          .max(MAX_PREVIEW_COUNT, { error: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` }),
+      )
       .optional()
       .meta({ override: integerParam({ minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 10 }) }),
   })

@@ -50,7 +50,8 @@ export const Job = z
     updatedAt: Timestamp,
   })
   .meta({ id: 'Job' });
-export type JobView = z.output<typeof Job>;
+// zod infers `unknown` keys as optional; the API always answers payload (null when none).
+export type JobView = Omit<z.output<typeof Job>, 'payload'> & { payload: unknown };
 
 export const Attempt = z
   .strictObject({

@@ -4,6 +4,7 @@
 // the ones Belfry signs, payloads too large or too deep to serialise cheaply.
 import { parseHostAsIp } from '@belfry/core';
 import { z } from 'zod';
+import { findUnstorableText, hasControlCharacter, textProblem } from './text';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_HEADERS = 50;
@@ -13,8 +14,6 @@ export const MAX_PAYLOAD_DEPTH = 32;
 
 // RFC 7230 token characters.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// Field values: visible characters, spaces and tabs (no CR, LF, NUL or other controls).
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
 // Set by Belfry on every delivery (signing, idempotency) or managed by the HTTP client;
 // letting a job set them would forge signatures or desynchronise the connection.
 const RESERVED_HEADERS = new Set([
@@ -34,27 +33,33 @@ const RESERVED_PREFIXES = ['webhook-', 'belfry-'];
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
-function checkUrl(value: string, ctx: z.core.$RefinementCtx<string>): void {
-  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+/** Null for an acceptable target URL, else why it is not. */
+function urlProblem(value: string): string | null {
   // The URL parser silently drops tabs and newlines and trims spaces; what we store must be
   // exactly what we validated.
-  if (/[\x00-\x20\x7f]/.test(value)) return fail('must not contain spaces or control characters');
+  if (hasControlCharacter(value, true)) return 'must not contain spaces or control characters';
+  const text = textProblem(value);
+  if (text) return text;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return fail('must be an absolute http:// or https:// URL');
+    return 'must be an absolute http:// or https:// URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('must use http or https');
-  if (url.username !== '' || url.password !== '') {
-    return fail('must not contain credentials; send them in a header instead');
-  }
-  if (url.hostname === '') return fail('must have a host');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials; send them in a header instead';
+  if (url.hostname === '') return 'must have a host';
   try {
     parseHostAsIp(url.hostname);
   } catch {
-    return fail(`has an invalid host '${url.hostname}'`);
+    return `has an invalid host '${url.hostname}'`;
   }
+  return null;
+}
+
+function checkUrl(value: string, ctx: z.core.$RefinementCtx<string>): void {
+  const problem = urlProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
 }
 
 export const TargetUrl = z
@@ -62,7 +67,11 @@ export const TargetUrl = z
   .min(1, { error: 'is required' })
   .max(MAX_URL_LENGTH, { error: `must be at most ${MAX_URL_LENGTH} characters` })
   .superRefine(checkUrl)
-  .meta({ format: 'uri', description: 'http:// or https:// URL without credentials', example: 'https://example.com/hook' });
+  .meta({
+    format: 'uri',
+    description: 'http:// or https:// URL without credentials',
+    example: 'https://example.com/hook',
+  });
 
 function checkHeaders(headers: Record<string, string>, ctx: z.core.$RefinementCtx<Record<string, string>>): void {
   const names = Object.keys(headers);
@@ -80,7 +89,11 @@ function checkHeaders(headers: Record<string, string>, ctx: z.core.$RefinementCt
     else if (RESERVED_HEADERS.has(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) {
       at('is set by Belfry or the HTTP client and cannot be overridden');
     } else if (seen.has(lower)) at('is given twice (header names are case-insensitive)');
-    if (!FIELD_VALUE.test(value)) at('value must not contain CR, LF, NUL or other control characters');
+    // Field values may hold tabs, not CR, LF, NUL or other controls (header injection).
+    const text = textProblem(value);
+    if (hasControlCharacter(value.replaceAll('\t', ''))) {
+      at('value must not contain CR, LF, NUL or other control characters');
+    } else if (text) at(`value ${text}`);
     seen.add(lower);
   }
   if (bytes > MAX_HEADER_BYTES) {
@@ -91,7 +104,10 @@ function checkHeaders(headers: Record<string, string>, ctx: z.core.$RefinementCt
 export const TargetHeaders = z
   .record(z.string(), z.string({ error: 'must be a string' }))
   .superRefine(checkHeaders)
-  .meta({ description: `At most ${MAX_HEADERS} headers, ${MAX_HEADER_BYTES} bytes in all`, example: { 'x-team': 'billing' } });
+  .meta({
+    description: `At most ${MAX_HEADERS} headers, ${MAX_HEADER_BYTES} bytes in all`,
+    example: { 'x-team': 'billing' },
+  });
 
 export const TargetInput = z
   .strictObject({
@@ -119,8 +135,14 @@ export function jsonDepth(value: unknown, limit: number): number {
 
 function checkPayload(value: unknown, ctx: z.core.$RefinementCtx<unknown>): void {
   if (value === undefined) return;
+  // Depth first: it bounds the cost of the walk below.
   if (jsonDepth(value, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
     ctx.addIssue({ code: 'custom', message: `must be nested at most ${MAX_PAYLOAD_DEPTH} levels deep` });
+    return;
+  }
+  const bad = findUnstorableText(value);
+  if (bad) {
+    ctx.addIssue({ code: 'custom', path: bad.path, message: bad.message });
     return;
   }
   let text: string | undefined;
@@ -139,4 +161,7 @@ function checkPayload(value: unknown, ctx: z.core.$RefinementCtx<unknown>): void
 export const PayloadInput = z
   .unknown()
   .superRefine(checkPayload)
-  .meta({ description: `Any JSON, sent as the request body; at most ${MAX_PAYLOAD_BYTES} bytes serialised`, example: { any: 'json' } });
+  .meta({
+    description: `Any JSON, sent as the request body; at most ${MAX_PAYLOAD_BYTES} bytes serialised`,
+    example: { any: 'json' },
+  });

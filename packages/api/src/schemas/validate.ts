@@ -21,7 +21,11 @@ export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = 
 }
 
 /** Parses `value` or throws a 400 AppError listing every problem. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix: readonly PropertyKey[] = []): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  prefix: readonly PropertyKey[] = [],
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw AppError.invalid(fieldErrors(result.error, prefix));

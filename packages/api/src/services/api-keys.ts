@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { InstantInput } from '../schemas/common';
+import { storableText } from '../schemas/text';
 import { parseInput } from '../schemas/validate';
 import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '../security/api-key-format';
 import { authorize } from '../security/scopes';
@@ -12,7 +13,7 @@ import { audit } from './audit';
 import { takeToken, type RateLimitDecision } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(200).superRefine(storableText),
   scopes: z
     .array(z.enum(API_KEY_SCOPES))
     .min(1, { error: 'must grant at least one scope' })

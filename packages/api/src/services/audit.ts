@@ -74,7 +74,11 @@ interface AuditRow {
   sort_ts: string;
 }
 
-export async function listAuditLog(deps: ServiceDeps, actor: Actor, input: ListAuditLogInput = {}): Promise<Page<AuditEntryView>> {
+export async function listAuditLog(
+  deps: ServiceDeps,
+  actor: Actor,
+  input: ListAuditLogInput = {},
+): Promise<Page<AuditEntryView>> {
   authorize(actor, 'admin');
   const limit = pageLimit(input.limit);
   const after = decodeCursor('audit', input.cursor);
@@ -82,7 +86,8 @@ export async function listAuditLog(deps: ServiceDeps, actor: Actor, input: ListA
   const where = ['tenant_id = $1'];
   if (input.targetType !== undefined) where.push(`target_type = $${values.push(input.targetType)}`);
   if (input.targetId !== undefined) where.push(`target_id = $${values.push(input.targetId)}`);
-  if (after) where.push(`(created_at, id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)}::bigint)`);
+  if (after)
+    where.push(`(created_at, id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)}::bigint)`);
   values.push(limit + 1);
   const { rows } = await deps.pool.query<AuditRow>(
     `SELECT id::text AS id, actor_type, actor_id, action, target_type, target_id, details, created_at,

@@ -30,7 +30,11 @@ async function requireLiveJob(deps: ServiceDeps, actor: Actor, jobId: string): P
 }
 
 /** Newest death first. */
-export async function listDeadLetter(deps: ServiceDeps, actor: Actor, query: DeadLetterQuery = {}): Promise<Page<RunView>> {
+export async function listDeadLetter(
+  deps: ServiceDeps,
+  actor: Actor,
+  query: DeadLetterQuery = {},
+): Promise<Page<RunView>> {
   authorize(actor, 'runs:read');
   const limit = pageLimit(query.limit);
   const after = decodeCursor('dlq', query.cursor);
@@ -45,7 +49,13 @@ export async function listDeadLetter(deps: ServiceDeps, actor: Actor, query: Dea
       ORDER BY r.finished_at DESC, r.id DESC LIMIT $${values.length}`,
     values,
   );
-  const page = toPage('dlq', rows, limit, (r) => ({ t: r.sort_ts, id: r.id }), (r) => r);
+  const page = toPage(
+    'dlq',
+    rows,
+    limit,
+    (r) => ({ t: r.sort_ts, id: r.id }),
+    (r) => r,
+  );
   return { data: await withAttempts(deps.pool, actor.tenantId, page.data), nextCursor: page.nextCursor };
 }
 

@@ -11,9 +11,7 @@ const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 export function checkIdempotencyKey(key: string): string {
   if (!KEY_SHAPE.test(key) || key.trim() === '') {
-    throw AppError.invalid([
-      { path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },
-    ]);
+    throw AppError.invalid([{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
   }
   return key;
 }
@@ -22,7 +20,9 @@ export function checkIdempotencyKey(key: string): string {
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
     }
     return v;
   });

@@ -113,7 +113,10 @@ export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): 
     const row = await requireJob(db, actor.tenantId, jobId, true);
     if (row.status === 'paused') return toJobView(row);
     if (row.status === 'completed') throw new AppError('conflict', 'the job has completed; there is nothing to pause');
-    await db.query(`UPDATE jobs SET status = 'paused', version = version + 1, updated_at = $2 WHERE id = $1`, [row.id, now]);
+    await db.query(`UPDATE jobs SET status = 'paused', version = version + 1, updated_at = $2 WHERE id = $1`, [
+      row.id,
+      now,
+    ]);
     await deleteScheduleEntry(db, row.id);
     const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
     await auditSql(db, actor, 'job.paused', 'job', row.id, { cancelledRuns: cancelled });
@@ -132,7 +135,11 @@ export async function resumeJob(deps: ServiceDeps, actor: Actor, jobId: string):
       throw new AppError('conflict', 'the job has completed; change its schedule to run it again');
     }
     const status = await reschedule(db, row, now);
-    await db.query('UPDATE jobs SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1', [row.id, status, now]);
+    await db.query('UPDATE jobs SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1', [
+      row.id,
+      status,
+      now,
+    ]);
     await auditSql(db, actor, 'job.resumed', 'job', row.id, {});
     return reread(db, actor.tenantId, row.id);
   });
@@ -144,7 +151,10 @@ export async function deleteJob(deps: ServiceDeps, actor: Actor, jobId: string):
   const now = nowMs(deps);
   await withTransaction(deps.pool, async (db) => {
     const row = await requireJob(db, actor.tenantId, jobId, true);
-    await db.query('UPDATE jobs SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE id = $1', [row.id, now]);
+    await db.query('UPDATE jobs SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE id = $1', [
+      row.id,
+      now,
+    ]);
     await deleteScheduleEntry(db, row.id);
     const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
     await auditSql(db, actor, 'job.deleted', 'job', row.id, { name: row.name, cancelledRuns: cancelled });

@@ -54,7 +54,9 @@ export function scheduleOf(row: JobRow): JobView['schedule'] {
 }
 
 /** The spec the scheduler evaluates for this job (intervals count from anchor_at). */
-export function specOf(row: Pick<JobRow, 'schedule_type' | 'cron_expression' | 'timezone' | 'run_at' | 'every_seconds' | 'anchor_at'>): ScheduleSpec {
+export function specOf(
+  row: Pick<JobRow, 'schedule_type' | 'cron_expression' | 'timezone' | 'run_at' | 'every_seconds' | 'anchor_at'>,
+): ScheduleSpec {
   switch (row.schedule_type) {
     case 'once':
       return { type: 'once', runAt: row.run_at as Date };

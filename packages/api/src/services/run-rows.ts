@@ -51,12 +51,7 @@ export function runKey(runId: string): { id: string; scheduledTime: Date } | nul
   return scheduledTime ? { id: runId, scheduledTime } : null;
 }
 
-export async function selectRun(
-  db: Queryable,
-  tenantId: string,
-  runId: string,
-  lock = false,
-): Promise<RunRow | null> {
+export async function selectRun(db: Queryable, tenantId: string, runId: string, lock = false): Promise<RunRow | null> {
   const key = runKey(runId);
   if (!key) return null;
   const { rows } = await db.query<RunRow>(
@@ -67,7 +62,11 @@ export async function selectRun(
 }
 
 /** Attempts of several runs in one query, grouped by run id, each in attempt order. */
-export async function loadAttempts(db: Queryable, tenantId: string, runs: RunRow[]): Promise<Map<string, AttemptView[]>> {
+export async function loadAttempts(
+  db: Queryable,
+  tenantId: string,
+  runs: RunRow[],
+): Promise<Map<string, AttemptView[]>> {
   const byRun = new Map<string, AttemptView[]>(runs.map((r) => [r.id, []]));
   if (!runs.length) return byRun;
   const { rows } = await db.query<AttemptRow>(

@@ -33,14 +33,21 @@ export async function listJobRuns(
   const values: unknown[] = [jobId, actor.tenantId];
   const where = ['r.job_id = $1', 'r.tenant_id = $2'];
   if (query.status !== undefined) where.push(`r.status = $${values.push(query.status)}`);
-  if (after) where.push(`(r.scheduled_time, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
+  if (after)
+    where.push(`(r.scheduled_time, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
   values.push(limit + 1);
   const { rows } = await deps.pool.query<RunRow>(
     `${runSelect('r.scheduled_time')} WHERE ${where.join(' AND ')}
       ORDER BY r.scheduled_time DESC, r.id DESC LIMIT $${values.length}`,
     values,
   );
-  const page = toPage('runs', rows, limit, (r) => ({ t: r.sort_ts, id: r.id }), (r) => r);
+  const page = toPage(
+    'runs',
+    rows,
+    limit,
+    (r) => ({ t: r.sort_ts, id: r.id }),
+    (r) => r,
+  );
   return { data: await withAttempts(deps.pool, actor.tenantId, page.data), nextCursor: page.nextCursor };
 }
 

@@ -43,7 +43,12 @@ export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: str
 }
 
 /** Cancels occurrences the scheduler materialized ahead of time under the old schedule. */
-export async function cancelFutureScheduledRuns(db: Queryable, tenantId: string, jobId: string, now: Date): Promise<number> {
+export async function cancelFutureScheduledRuns(
+  db: Queryable,
+  tenantId: string,
+  jobId: string,
+  now: Date,
+): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE runs SET status = 'cancelled', finished_at = $3
       WHERE job_id = $1 AND tenant_id = $2 AND trigger = 'schedule' AND status = 'pending' AND scheduled_time > $3`,

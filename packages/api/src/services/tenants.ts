@@ -88,7 +88,14 @@ export async function insertTenant(
     }
     const signingSecret = await createSigningSecret(tx, encryptionKey, tenantId);
     await tx.auditLog.create({
-      data: { tenantId, actorType: userId ? 'user' : 'system', actorId: userId, action: 'tenant.created', targetType: 'tenant', targetId: tenantId },
+      data: {
+        tenantId,
+        actorType: userId ? 'user' : 'system',
+        actorId: userId,
+        action: 'tenant.created',
+        targetType: 'tenant',
+        targetId: tenantId,
+      },
     });
     return { tenantId, slug, userId, apiKey: key?.key ?? null, signingSecret };
   }

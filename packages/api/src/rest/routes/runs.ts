@@ -82,7 +82,10 @@ export const runRoutes = [
     scope: 'runs:write',
     body: DeadLetterReplayBody,
     responses: {
-      200: { description: 'How many were (or would be) replayed', content: { 'application/json': { schema: ReplayResult } } },
+      200: {
+        description: 'How many were (or would be) replayed',
+        content: { 'application/json': { schema: ReplayResult } },
+      },
     },
     async handle({ deps, actor, body }) {
       return json(200, await replayDeadLetter(deps, actor, body));
