@@ -42,8 +42,14 @@ async function main() {
     herd = await runHerd({ count: P.herd, tenants: 20, engines: 2, label: 'herd' });
     const { points, lags, ...rest } = herd;
     results.herd = rest;
-    writeFileSync(join(outDir, 'herd-lag-over-time.svg'), lagOverTime(`Herd of ${P.herd}: start lag vs time since due`, points));
-    writeFileSync(join(outDir, 'herd-lag-histogram.svg'), lagHistogram(`Herd of ${P.herd}: start-lag distribution`, lags));
+    writeFileSync(
+      join(outDir, 'herd-lag-over-time.svg'),
+      lagOverTime(`Herd of ${P.herd}: start lag vs time since due`, points),
+    );
+    writeFileSync(
+      join(outDir, 'herd-lag-histogram.svg'),
+      lagHistogram(`Herd of ${P.herd}: start-lag distribution`, lags),
+    );
   }
   if (want('steady')) {
     log(`steady: 1000 occurrences/s for ${P.steadySeconds} s`);
@@ -51,7 +57,10 @@ async function main() {
     const { points, lags, ...rest } = steady;
     results.steady = rest;
     writeFileSync(join(outDir, 'steady-lag-over-time.svg'), lagOverTime('Steady 1000/s: start lag over time', points));
-    writeFileSync(join(outDir, 'steady-lag-histogram.svg'), lagHistogram('Steady 1000/s: start-lag distribution', lags));
+    writeFileSync(
+      join(outDir, 'steady-lag-histogram.svg'),
+      lagHistogram('Steady 1000/s: start-lag distribution', lags),
+    );
   }
   if (want('overhead')) {
     log(`overhead: raw pg-boss and raw PostgreSQL with ${P.herd} messages`);
@@ -59,7 +68,9 @@ async function main() {
     results.overhead = {
       ...overhead,
       belfryPerSecond: herd?.deliveriesPerSecond ?? null,
-      belfryVsPgBoss: herd?.deliveriesPerSecond ? Math.round((herd.deliveriesPerSecond / overhead.pgBossPerSecond) * 100) / 100 : null,
+      belfryVsPgBoss: herd?.deliveriesPerSecond
+        ? Math.round((herd.deliveriesPerSecond / overhead.pgBossPerSecond) * 100) / 100
+        : null,
       belfryVsPostgres: herd?.deliveriesPerSecond
         ? Math.round((herd.deliveriesPerSecond / overhead.postgresInsertPerSecond) * 100) / 100
         : null,
@@ -73,13 +84,21 @@ async function main() {
     const [small, large] = scale;
     results.scale = {
       runs: scale,
-      latencyRatioP50: small?.scan.p50 && large?.scan.p50 ? Math.round((large.scan.p50 / small.scan.p50) * 100) / 100 : null,
-      latencyRatioP99: small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
+      latencyRatioP50:
+        small?.scan.p50 && large?.scan.p50 ? Math.round((large.scan.p50 / small.scan.p50) * 100) / 100 : null,
+      latencyRatioP99:
+        small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
     };
   }
   if (want('fairness')) {
     log(`fairness: one tenant with ${P.fairBig} due at once, nine with ${P.fairSmall}`);
-    fair = await runHerd({ count: 0, tenants: 10, skew: { big: P.fairBig, small: P.fairSmall }, engines: 2, label: 'fairness' });
+    fair = await runHerd({
+      count: 0,
+      tenants: 10,
+      skew: { big: P.fairBig, small: P.fairSmall },
+      engines: 2,
+      label: 'fairness',
+    });
     const { points, lags, lagByTenant, ...rest } = fair;
     const entries = Object.entries(lagByTenant).sort((a, b) => b[1].count - a[1].count);
     const smallLags = entries.slice(1).map(([, s]) => s.p99 ?? 0);
@@ -89,7 +108,10 @@ async function main() {
       smallTenantsP99Max: smallLags.length ? Math.max(...smallLags) : null,
       smallTenants: Object.fromEntries(entries.slice(1)),
     };
-    writeFileSync(join(outDir, 'fairness-lag-over-time.svg'), lagOverTime('Fairness: start lag (all tenants) vs time since due', points));
+    writeFileSync(
+      join(outDir, 'fairness-lag-over-time.svg'),
+      lagOverTime('Fairness: start lag (all tenants) vs time since due', points),
+    );
   }
 
   if (!only || serverVersion === '?') {
@@ -108,7 +130,13 @@ async function main() {
   const doc = {
     startedAt: started.toISOString(),
     quick,
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '?', memoryGiB: Math.round(totalmem() / 2 ** 30), postgres: postgresVersion, node: process.version },
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? '?',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      postgres: postgresVersion,
+      node: process.version,
+    },
     commit,
     database: process.env.DATABASE_URL ? 'external (DATABASE_URL)' : 'embedded',
     results,
@@ -120,13 +148,23 @@ async function main() {
     rows.push(['herd', `jobs`, String(herd.parameters.jobs), '']);
     rows.push(['herd', 'all materialized (from due)', fmt(herd.materializedAllMs), '']);
     rows.push(['herd', 'all delivered (from due)', fmt(herd.deliveredAllMs), '≤ 30000 ms for 100K']);
-    rows.push(['herd', 'start lag p50/p95/p99/max', `${fmt(herd.lag.p50)} / ${fmt(herd.lag.p95)} / ${fmt(herd.lag.p99)} / ${fmt(herd.lag.max)}`, '']);
+    rows.push([
+      'herd',
+      'start lag p50/p95/p99/max',
+      `${fmt(herd.lag.p50)} / ${fmt(herd.lag.p95)} / ${fmt(herd.lag.p99)} / ${fmt(herd.lag.max)}`,
+      '',
+    ]);
     rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
     rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
   }
   if (steady) {
     rows.push(['steady', 'delivered / expected', `${steady.delivered} / ${steady.expected}`, '']);
-    rows.push(['steady', 'start lag p50/p95/p99/max', `${fmt(steady.lag.p50)} / ${fmt(steady.lag.p95)} / ${fmt(steady.lag.p99)} / ${fmt(steady.lag.max)}`, 'p99 ≤ 250 ms']);
+    rows.push([
+      'steady',
+      'start lag p50/p95/p99/max',
+      `${fmt(steady.lag.p50)} / ${fmt(steady.lag.p95)} / ${fmt(steady.lag.p99)} / ${fmt(steady.lag.max)}`,
+      'p99 ≤ 250 ms',
+    ]);
     const t = steady.trend;
     rows.push(['steady', 'p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift']);
   }
@@ -146,14 +184,19 @@ async function main() {
     rows.push(['scale', 'large/small scan latency p50/p99', `${r.latencyRatioP50} / ${r.latencyRatioP99}`, '≤ 1.5']);
   }
   if (fair) {
-    const f = results.fairness as { smallTenantsP99Max: number | null; bigTenant: { p50: number | null; p99: number | null } | null };
+    const f = results.fairness as {
+      smallTenantsP99Max: number | null;
+      bigTenant: { p50: number | null; p99: number | null } | null;
+    };
     rows.push(['fairness', 'small tenants start lag p99 (worst)', fmt(f.smallTenantsP99Max), '≤ 2000 ms']);
     rows.push(['fairness', 'big tenant p50/p99', `${fmt(f.bigTenant?.p50)} / ${fmt(f.bigTenant?.p99)}`, '']);
     rows.push(['fairness', 'duplicates / missing', `${fair.duplicates} / ${fair.missing}`, '0 / 0']);
   }
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
-  process.stdout.write(`\nBelfry bench (${quick ? 'quick' : 'full'}), ${doc.machine.cores} cores, PostgreSQL ${postgresVersion}, commit ${commit}\n\n`);
+  process.stdout.write(
+    `\nBelfry bench (${quick ? 'quick' : 'full'}), ${doc.machine.cores} cores, PostgreSQL ${postgresVersion}, commit ${commit}\n\n`,
+  );
   process.stdout.write(`${line(rows[0] ?? [])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
   process.stdout.write(`\nwritten: bench/results/latest.json and bench/results/*.svg\n`);

@@ -6,7 +6,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { deriveEncryptionKey } from '@belfry/core';
-import { createPool, createPrisma, createQueueClient, findRepoRoot, localSecret, migrate, readDbEnv, resolveDatabase } from '@belfry/db';
+import {
+  createPool,
+  createPrisma,
+  createQueueClient,
+  findRepoRoot,
+  localSecret,
+  migrate,
+  readDbEnv,
+  resolveDatabase,
+} from '@belfry/db';
 import { seedDemoTenant, systemClock } from '@belfry/api';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -36,8 +45,16 @@ function webBuildIsStale(): boolean {
   const buildId = join(root, 'apps/web/.next/BUILD_ID');
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
-  const sources = ['apps/web/src', 'apps/web/next.config.ts', 'packages/api/src', 'packages/core/src', 'packages/db/src'];
-  return sources.some((s) => newestMtime(join(root, s)) > built || (existsSync(join(root, s)) && statSync(join(root, s)).mtimeMs > built));
+  const sources = [
+    'apps/web/src',
+    'apps/web/next.config.ts',
+    'packages/api/src',
+    'packages/core/src',
+    'packages/db/src',
+  ];
+  return sources.some(
+    (s) => newestMtime(join(root, s)) > built || (existsSync(join(root, s)) && statSync(join(root, s)).mtimeMs > built),
+  );
 }
 
 function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
@@ -50,7 +67,11 @@ function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.Pr
 async function main(): Promise<void> {
   const started = Date.now();
   const target = await resolveDatabase(dbEnv, say);
-  say(target.embedded ? `embedded PostgreSQL on 127.0.0.1:${target.embedded.port} (data in .belfry/pg)` : 'using DATABASE_URL');
+  say(
+    target.embedded
+      ? `embedded PostgreSQL on 127.0.0.1:${target.embedded.port} (data in .belfry/pg)`
+      : 'using DATABASE_URL',
+  );
   const { applied, partitions } = await migrate(target.url, { partitions: dbEnv.BELFRY_PARTITIONS });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
 
@@ -61,7 +82,15 @@ async function main(): Promise<void> {
   const password = randomBytes(9).toString('base64url');
   const queue = await createQueueClient(target.url, { max: 2 });
   const seeded = await seedDemoTenant(
-    { prisma, pool, queue, clock: systemClock, log: console, encryptionKey: deriveEncryptionKey(encryptionKey), partitions },
+    {
+      prisma,
+      pool,
+      queue,
+      clock: systemClock,
+      log: console,
+      encryptionKey: deriveEncryptionKey(encryptionKey),
+      partitions,
+    },
     password,
   );
   await queue.stop({ graceful: false });
@@ -79,7 +108,10 @@ async function main(): Promise<void> {
 
   if (webBuildIsStale()) {
     say('building the dashboard (first start or changed sources) ...');
-    const code = await run('npx', ['next', 'build'], { cwd: join(root, 'apps/web'), env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' } });
+    const code = await run('npx', ['next', 'build'], {
+      cwd: join(root, 'apps/web'),
+      env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' },
+    });
     if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
   }
 
@@ -106,7 +138,9 @@ async function main(): Promise<void> {
     });
   }
 
-  say(`dashboard and API: http://localhost:${env.PORT} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s + web boot)`);
+  say(
+    `dashboard and API: http://localhost:${env.PORT} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s + web boot)`,
+  );
   if (seeded.created) {
     say('first run: seeded a demo tenant');
     say(`  login:   ${seeded.email}`);

@@ -34,20 +34,24 @@ export function startEngineNode(options: StartEngineOptions): Promise<EngineNode
   const root = findRepoRoot();
   // node with tsx's loader, not the tsx CLI: the CLI runs the program in a child process, and
   // signals sent to it (SIGKILL, SIGSTOP) would not reach the engine.
-  const child = spawn(join(root, 'node_modules/.bin/node'), ['--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl,
-      BELFRY_NODE_ID: options.nodeId,
-      BELFRY_ROLES: options.roles ?? 'scheduler,worker',
-      BELFRY_METRICS_PORT: '0',
-      BELFRY_ALLOW_PRIVATE_TARGETS: '1',
-      BELFRY_LOG_LEVEL: 'debug',
-      ...options.env,
+  const child = spawn(
+    join(root, 'node_modules/.bin/node'),
+    ['--import', 'tsx', join(root, 'apps/engine/src/main.ts')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: options.databaseUrl,
+        BELFRY_NODE_ID: options.nodeId,
+        BELFRY_ROLES: options.roles ?? 'scheduler,worker',
+        BELFRY_METRICS_PORT: '0',
+        BELFRY_ALLOW_PRIVATE_TARGETS: '1',
+        BELFRY_LOG_LEVEL: 'debug',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const logs: EngineLogLine[] = [];
   const waiters = new Set<{ predicate: (l: EngineLogLine) => boolean; resolve: (l: EngineLogLine) => void }>();
   const stderr: string[] = [];
@@ -82,7 +86,11 @@ export function startEngineNode(options: StartEngineOptions): Promise<EngineNode
         waiters.add(waiter);
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`node ${options.nodeId}: no matching log within ${timeoutMs} ms; stderr:\n${stderr.slice(-20).join('\n')}`));
+          reject(
+            new Error(
+              `node ${options.nodeId}: no matching log within ${timeoutMs} ms; stderr:\n${stderr.slice(-20).join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         void exited.then(() => {
           if (!waiters.has(waiter)) return;

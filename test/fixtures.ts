@@ -42,7 +42,11 @@ export interface JobOptions {
   now?: Date;
 }
 
-export async function insertJob(pool: pg.Pool, tenantId: string, o: JobOptions): Promise<{ id: string; nextRunAt: Date | null }> {
+export async function insertJob(
+  pool: pg.Pool,
+  tenantId: string,
+  o: JobOptions,
+): Promise<{ id: string; nextRunAt: Date | null }> {
   const id = newId('job');
   const now = o.now ?? new Date();
   const s = o.schedule;
@@ -76,12 +80,10 @@ export async function insertJob(pool: pg.Pool, tenantId: string, o: JobOptions):
   );
   const next = o.nextRunAt ?? (s.type === 'once' ? s.runAt : nextFireTime(s, now));
   if (next) {
-    await pool.query('INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) VALUES ($1, $2, $3, $4)', [
-      id,
-      tenantId,
-      partition,
-      next,
-    ]);
+    await pool.query(
+      'INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) VALUES ($1, $2, $3, $4)',
+      [id, tenantId, partition, next],
+    );
   }
   return { id, nextRunAt: next };
 }
@@ -173,7 +175,8 @@ export async function waitForRows<R extends object>(
   for (;;) {
     const { rows } = await pool.query<R>(sql, params);
     if (predicate(rows)) return rows;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last rows: ${JSON.stringify(rows).slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last rows: ${JSON.stringify(rows).slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -16,7 +16,11 @@ export default async function setup(project: TestProject) {
   const target = await resolveDatabase(env);
   const serverUrl = withDatabase(target.url, 'postgres');
   const fingerprint = createHash('sha256')
-    .update(readMigrations().map((m) => m.checksum).join(','))
+    .update(
+      readMigrations()
+        .map((m) => m.checksum)
+        .join(','),
+    )
     .update(`partitions=${TEST_PARTITIONS}`)
     .update(String(installQueueSchema.version))
     .digest('hex')
@@ -27,7 +31,9 @@ export default async function setup(project: TestProject) {
   await admin.connect();
   try {
     await admin.query('SELECT pg_advisory_lock(4242002)');
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate', [templateName]);
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate', [
+      templateName,
+    ]);
     if (!rowCount) {
       await admin.query(`DROP DATABASE IF EXISTS "${templateName}"`);
       await admin.query(`CREATE DATABASE "${templateName}"`);

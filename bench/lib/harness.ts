@@ -4,7 +4,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createPool, findRepoRoot, migrate, readDbEnv, resolveDatabase, withDatabase, type DatabaseTarget } from '@belfry/db';
+import {
+  createPool,
+  findRepoRoot,
+  migrate,
+  readDbEnv,
+  resolveDatabase,
+  withDatabase,
+  type DatabaseTarget,
+} from '@belfry/db';
 import { PgBoss } from 'pg-boss';
 import type { SinkRecord } from './sink';
 
@@ -35,7 +43,13 @@ export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
   await admin.end();
   const url = withDatabase(server.url, name);
   await migrate(url, { partitions });
-  const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false, registerInstance: false, max: 2 });
+  const boss = new PgBoss({
+    connectionString: url,
+    supervise: false,
+    schedule: false,
+    registerInstance: false,
+    max: 2,
+  });
   boss.on('error', () => {});
   await boss.start();
   await boss.stop({ graceful: false });
@@ -85,7 +99,13 @@ export async function startSink(): Promise<Sink> {
       return;
     }
     const [at, runId, jobId, scheduled, attempt] = line.split(',');
-    records.push({ at: Number(at), runId: runId ?? '', jobId: jobId ?? '', scheduled: Number(scheduled), attempt: Number(attempt) });
+    records.push({
+      at: Number(at),
+      runId: runId ?? '',
+      jobId: jobId ?? '',
+      scheduled: Number(scheduled),
+      attempt: Number(attempt),
+    });
   });
   await started;
   return {
@@ -134,7 +154,8 @@ export async function startEngines(url: string, count: number, env: Record<strin
         const rl = createInterface({ input: child.stdout! });
         rl.on('line', (line) => {
           if (line.includes('"engine node started"')) resolve();
-          if (line.includes('"level":50') || line.includes('"level":60')) process.stderr.write(`[bench-${i + 1}] ${line.slice(0, 400)}\n`);
+          if (line.includes('"level":50') || line.includes('"level":60'))
+            process.stderr.write(`[bench-${i + 1}] ${line.slice(0, 400)}\n`);
         });
         child.once('exit', (code) => reject(new Error(`engine bench-${i + 1} exited with ${code}`)));
       }),
@@ -206,7 +227,14 @@ export async function insertOneOffJobs(
          RETURNING id, tenant_id, partition
        )
        INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, tenant_id, partition, $5 FROM j`,
-      [ids, tenants, parts, options.prefix, options.runAt, JSON.stringify({ type: 'http', url: options.url, method: 'POST', headers: {} })],
+      [
+        ids,
+        tenants,
+        parts,
+        options.prefix,
+        options.runAt,
+        JSON.stringify({ type: 'http', url: options.url, method: 'POST', headers: {} }),
+      ],
     );
   }
 }

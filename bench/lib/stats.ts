@@ -37,4 +37,5 @@ export function trend(points: { at: number; value: number }[], start: number, bu
     .map(([b, values]) => ({ fromSeconds: (b * bucketMs) / 1000, ...summarize(values) }));
 }
 
-export const fmt = (ms: number | null | undefined, unit = 'ms') => (ms === null || ms === undefined ? '-' : `${Math.round(ms)} ${unit}`);
+export const fmt = (ms: number | null | undefined, unit = 'ms') =>
+  ms === null || ms === undefined ? '-' : `${Math.round(ms)} ${unit}`;

@@ -17,7 +17,8 @@ function frame(title: string, xLabel: string, yLabel: string, xMax: number, yMax
         `<line x1="${M.l}" x2="${W - M.r}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/><text x="${M.l - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${Math.round(v)}</text>`,
     ),
     ...ticks(xMax, 6).map(
-      (v) => `<text x="${x(v)}" y="${H - M.b + 16}" text-anchor="middle" font-size="11">${Math.round(v * 10) / 10}</text>`,
+      (v) =>
+        `<text x="${x(v)}" y="${H - M.b + 16}" text-anchor="middle" font-size="11">${Math.round(v * 10) / 10}</text>`,
     ),
   ].join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
@@ -38,7 +39,12 @@ export function lagOverTime(title: string, points: { t: number; lag: number }[])
   const yMax = Math.max(1, ...sample.map((p) => p.lag));
   const x = (v: number) => M.l + (v / xMax) * (W - M.l - M.r);
   const y = (v: number) => H - M.b - (v / yMax) * (H - M.t - M.b);
-  const dots = sample.map((p) => `<circle cx="${x(p.t).toFixed(1)}" cy="${y(p.lag).toFixed(1)}" r="1.4" fill="#2563eb" fill-opacity="0.5"/>`).join('');
+  const dots = sample
+    .map(
+      (p) =>
+        `<circle cx="${x(p.t).toFixed(1)}" cy="${y(p.lag).toFixed(1)}" r="1.4" fill="#2563eb" fill-opacity="0.5"/>`,
+    )
+    .join('');
   return frame(title, 'seconds since start', 'start lag (ms)', xMax, yMax, dots);
 }
 

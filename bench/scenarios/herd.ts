@@ -41,12 +41,33 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     const jobsPerTenant = new Map<string, number>();
     if (o.skew) {
       const [big, ...small] = tenants as [string, ...string[]];
-      await insertOneOffJobs(db.pool, { count: o.skew.big, tenants: [big], runAt: parking, url: sink.url, prefix: 'herd-', partitions: 1024 });
+      await insertOneOffJobs(db.pool, {
+        count: o.skew.big,
+        tenants: [big],
+        runAt: parking,
+        url: sink.url,
+        prefix: 'herd-',
+        partitions: 1024,
+      });
       jobsPerTenant.set(big, o.skew.big);
-      await insertOneOffJobs(db.pool, { count: o.skew.small * small.length, tenants: small, runAt: parking, url: sink.url, prefix: 'herd-', partitions: 1024 });
+      await insertOneOffJobs(db.pool, {
+        count: o.skew.small * small.length,
+        tenants: small,
+        runAt: parking,
+        url: sink.url,
+        prefix: 'herd-',
+        partitions: 1024,
+      });
       for (const t of small) jobsPerTenant.set(t, o.skew.small);
     } else {
-      await insertOneOffJobs(db.pool, { count: o.count, tenants, runAt: parking, url: sink.url, prefix: 'herd-', partitions: 1024 });
+      await insertOneOffJobs(db.pool, {
+        count: o.count,
+        tenants,
+        runAt: parking,
+        url: sink.url,
+        prefix: 'herd-',
+        partitions: 1024,
+      });
     }
     const total = o.skew ? o.skew.big + o.skew.small * (o.tenants - 1) : o.count;
     await db.pool.query('VACUUM ANALYZE jobs');
@@ -61,7 +82,9 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     const deadline = due.getTime() + 300_000;
     while (Date.now() < deadline) {
       if (materializedAt === null) {
-        const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE trigger = 'schedule'`);
+        const { rows } = await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM runs WHERE trigger = 'schedule'`,
+        );
         if ((rows[0]?.n ?? 0) >= total) materializedAt = Date.now();
       }
       if (sink.records.length >= total && materializedAt !== null) break;
@@ -97,10 +120,19 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     for (const [t, list] of perTenant) lagByTenant[t] = summarize(list);
 
     return {
-      parameters: { jobs: total, tenants: o.tenants, engines: o.engines, skew: o.skew ?? null, dueAt: due.toISOString() },
+      parameters: {
+        jobs: total,
+        tenants: o.tenants,
+        engines: o.engines,
+        skew: o.skew ?? null,
+        dueAt: due.toISOString(),
+      },
       materializedAllMs: materializedAt === null ? null : materializedAt - due.getTime(),
       deliveredAllMs: first.length ? lastAt - due.getTime() : null,
-      deliveriesPerSecond: first.length > 1 ? Math.round((first.length / Math.max(1, lastAt - Math.min(firstAt, due.getTime()))) * 1000) : null,
+      deliveriesPerSecond:
+        first.length > 1
+          ? Math.round((first.length / Math.max(1, lastAt - Math.min(firstAt, due.getTime()))) * 1000)
+          : null,
       lag: summarize(lags),
       lagByTenant,
       duplicates,

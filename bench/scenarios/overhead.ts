@@ -13,10 +13,21 @@ export interface OverheadResult {
   postgresInsertPerSecond: number;
 }
 
-export async function runOverhead(o: { count: number; queues: number; batch: number; consumers: number }): Promise<OverheadResult> {
+export async function runOverhead(o: {
+  count: number;
+  queues: number;
+  batch: number;
+  consumers: number;
+}): Promise<OverheadResult> {
   const db = await benchDatabase();
   try {
-    const boss = new PgBoss({ connectionString: db.url, supervise: false, schedule: false, registerInstance: false, max: 10 });
+    const boss = new PgBoss({
+      connectionString: db.url,
+      supervise: false,
+      schedule: false,
+      registerInstance: false,
+      max: 10,
+    });
     boss.on('error', () => {});
     await boss.start();
     const queues = Array.from({ length: o.queues }, (_, i) => `t.ten_bench${i}.normal`);
@@ -47,7 +58,10 @@ export async function runOverhead(o: { count: number; queues: number; batch: num
           continue;
         }
         idle = 0;
-        await boss.complete(q, jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })));
+        await boss.complete(
+          q,
+          jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+        );
         done += jobs.length;
       }
     };

@@ -15,7 +15,12 @@ export interface SteadyResult {
   lags: number[];
 }
 
-export async function runSteady(o: { perSecond: number; seconds: number; engines: number; tenants: number }): Promise<SteadyResult> {
+export async function runSteady(o: {
+  perSecond: number;
+  seconds: number;
+  engines: number;
+  tenants: number;
+}): Promise<SteadyResult> {
   const db = await benchDatabase();
   const sink = await startSink();
   const engines = await startEngines(db.url, o.engines, { BELFRY_TENANT_CONCURRENCY: '200' });
@@ -44,16 +49,34 @@ export async function runSteady(o: { perSecond: number; seconds: number; engines
          RETURNING id, tenant_id, partition
        )
        INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, tenant_id, partition, $7 FROM j`,
-      [ids, tenantIds, kinds, parts, anchor, JSON.stringify({ type: 'http', url: sink.url, method: 'POST', headers: {} }), new Date(start)],
+      [
+        ids,
+        tenantIds,
+        kinds,
+        parts,
+        anchor,
+        JSON.stringify({ type: 'http', url: sink.url, method: 'POST', headers: {} }),
+        new Date(start),
+      ],
     );
     const end = start + o.seconds * 1000;
     while (Date.now() < end + 3_000) await new Promise((r) => setTimeout(r, 250));
     const inWindow = sink.records.filter((r) => r.attempt === 1 && r.scheduled >= start && r.scheduled < end);
     const lags = inWindow.map((r) => r.at - r.scheduled);
     return {
-      parameters: { perSecond: o.perSecond, seconds: o.seconds, engines: o.engines, tenants: o.tenants, mix: '50% interval 1 s, 50% cron "* * * * * *"' },
+      parameters: {
+        perSecond: o.perSecond,
+        seconds: o.seconds,
+        engines: o.engines,
+        tenants: o.tenants,
+        mix: '50% interval 1 s, 50% cron "* * * * * *"',
+      },
       lag: summarize(lags),
-      trend: trend(inWindow.map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })), start, 10_000),
+      trend: trend(
+        inWindow.map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
+        start,
+        10_000,
+      ),
       delivered: inWindow.length,
       expected: o.perSecond * o.seconds,
       points: inWindow.map((r) => ({ t: (r.scheduled - start) / 1000, lag: r.at - r.scheduled })),

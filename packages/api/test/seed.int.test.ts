@@ -5,7 +5,14 @@ import { createPrisma, createQueueClient, type QueueClient } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { TEST_ENCRYPTION_KEY } from '../../../test/fixtures';
-import { DEMO_EMAIL, getSigningSecret, seedDemoTenant, systemClock, verifyPassword, type ServiceDeps } from '../src/index';
+import {
+  DEMO_EMAIL,
+  getSigningSecret,
+  seedDemoTenant,
+  systemClock,
+  verifyPassword,
+  type ServiceDeps,
+} from '../src/index';
 
 describe('demo seed', () => {
   let db: TestDatabase;
@@ -52,14 +59,18 @@ describe('demo seed', () => {
     expect(await verifyPassword(user.rows[0].password_hash, seed.password)).toBe(true);
 
     // Only the SHA-256 of the key is stored, with a visible prefix.
-    const keys = await db.pool.query('SELECT prefix, key_hash, scopes, revoked_at FROM api_keys WHERE tenant_id = $1', [seed.tenantId]);
+    const keys = await db.pool.query('SELECT prefix, key_hash, scopes, revoked_at FROM api_keys WHERE tenant_id = $1', [
+      seed.tenantId,
+    ]);
     expect(keys.rows).toHaveLength(1);
     expect(keys.rows[0].key_hash.equals(createHash('sha256').update(seed.apiKey).digest())).toBe(true);
     expect(seed.apiKey.startsWith(keys.rows[0].prefix)).toBe(true);
     expect(keys.rows[0].scopes).toEqual(['jobs:read', 'jobs:write', 'runs:read', 'runs:write', 'admin']);
 
     // The signing secret is sealed at rest and opens with the key.
-    const stored = await db.pool.query('SELECT current_secret FROM signing_secrets WHERE tenant_id = $1', [seed.tenantId]);
+    const stored = await db.pool.query('SELECT current_secret FROM signing_secrets WHERE tenant_id = $1', [
+      seed.tenantId,
+    ]);
     const secret = await getSigningSecret(deps, seed.tenantId);
     expect(secret.secret).toMatch(/^whsec_/);
     expect(stored.rows[0].current_secret.includes(Buffer.from(secret.secret))).toBe(false);

@@ -18,7 +18,10 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(policy, 1, half)).toBe(5_000);
     expect(retryDelayMs(policy, 3, () => 0.25)).toBe(10_000);
     let seed = 42;
-    const lcg = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const lcg = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     for (let i = 0; i < 1000; i++) {
       const d = retryDelayMs(policy, 4, lcg);
       expect(d).toBeGreaterThanOrEqual(0);

@@ -68,14 +68,7 @@ const IMF_FIXDATE = new RegExp(`^[a-z]{3}, (\\d{2}) ([a-z]{3}) (\\d{4}) ${TIME} 
 const RFC850_DATE = new RegExp(`^[a-z]{6,9}, (\\d{2})-([a-z]{3})-(\\d{2}) ${TIME} gmt$`);
 const ASCTIME_DATE = new RegExp(`^[a-z]{3} ([a-z]{3}) ([ \\d]\\d) ${TIME} (\\d{4})$`);
 
-function utcMs(
-  year: number,
-  monthName: string,
-  day: number,
-  hh: number,
-  mm: number,
-  ss: number,
-): number | null {
+function utcMs(year: number, monthName: string, day: number, hh: number, mm: number, ss: number): number | null {
   const month = MONTHS.indexOf(monthName);
   if (month < 0 || hh > 23 || mm > 59 || ss > 60) return null;
   // setUTCFullYear rather than Date.UTC, which maps years 0..99 to 1900..1999.

@@ -159,7 +159,9 @@ describe('verifySignature', () => {
   it('returns false (does not throw) for request-derived garbage', () => {
     expect(verifySignature([secret], 'a.b', VECTOR.timestamp, VECTOR.body, good)).toBe(false);
     expect(verifySignature([secret], VECTOR.msgId, Number.NaN, VECTOR.body, good)).toBe(false);
-    expect(verifySignature([secret], VECTOR.msgId, VECTOR.timestamp, VECTOR.body, null as unknown as string)).toBe(false);
+    expect(verifySignature([secret], VECTOR.msgId, VECTOR.timestamp, VECTOR.body, null as unknown as string)).toBe(
+      false,
+    );
   });
 
   it('returns false for an empty secret list and throws for a malformed secret', () => {

@@ -286,7 +286,14 @@ describe('parseHostAsIp', () => {
   });
 
   it('feeds classifyAddress: unusual spellings of internal addresses are caught', () => {
-    for (const host of ['2130706433', '0x7f.1', '0251.0376.0251.0376', '[::ffff:7f00:1]', '[::ffff:a9fe:a9fe]', '10.1']) {
+    for (const host of [
+      '2130706433',
+      '0x7f.1',
+      '0251.0376.0251.0376',
+      '[::ffff:7f00:1]',
+      '[::ffff:a9fe:a9fe]',
+      '10.1',
+    ]) {
       expect(isPublicAddress(parseHostAsIp(host)!), host).toBe(false);
     }
     expect(classifyAddress(parseHostAsIp('0xa9fea9fe')!)).toBe('metadata');

@@ -260,7 +260,10 @@ export function parseHostAsIp(host: string): string | null {
       return invalidHost(host);
     }
   }
-  h = h.normalize('NFKC').replace(/[\u3002\uff0e\uff61]/g, '.').toLowerCase();
+  h = h
+    .normalize('NFKC')
+    .replace(/[\u3002\uff0e\uff61]/g, '.')
+    .toLowerCase();
   // Whitespace is never valid in a host, and inet_aton ignores everything after it
   // ("127.0.0.1 x" is 127.0.0.1 to getaddrinfo), so refuse rather than call it a name.
   if (/\s/.test(h)) return invalidHost(host);

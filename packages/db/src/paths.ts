@@ -24,7 +24,9 @@ export function findRepoRoot(start: string = process.cwd()): string {
 
 /** `.belfry/` at the repository root, or BELFRY_HOME. */
 export function belfryHome(override: string | undefined = readDbEnv().BELFRY_HOME): string {
-  return override ? resolve(/* turbopackIgnore: true */ override) : join(/* turbopackIgnore: true */ findRepoRoot(), '.belfry');
+  return override
+    ? resolve(/* turbopackIgnore: true */ override)
+    : join(/* turbopackIgnore: true */ findRepoRoot(), '.belfry');
 }
 
 export function migrationsDir(): string {

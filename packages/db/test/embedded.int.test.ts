@@ -54,7 +54,10 @@ describe('database resolution', () => {
       expect(owner.embedded?.owned).toBe(true);
       expect(owner.url).toBe(`postgresql://postgres:postgres@127.0.0.1:${port}/belfry`);
       expect(existsSync(join(home, 'pg', 'PG_VERSION'))).toBe(true);
-      const [row] = await query(owner.url, 'SELECT current_database() AS db, current_setting($$listen_addresses$$) AS listen');
+      const [row] = await query(
+        owner.url,
+        'SELECT current_database() AS db, current_setting($$listen_addresses$$) AS listen',
+      );
       expect(row).toEqual({ db: 'belfry', listen: '127.0.0.1' });
 
       // Another process finds the running server and shares it without owning it.
@@ -71,7 +74,10 @@ describe('database resolution', () => {
              await t.release();
            })`,
         ],
-        { env: { ...process.env, DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }, encoding: 'utf8' },
+        {
+          env: { ...process.env, DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) },
+          encoding: 'utf8',
+        },
       );
       expect(child.status, child.stderr).toBe(0);
       expect(JSON.parse(child.stdout)).toEqual({ url: owner.url, owned: false });

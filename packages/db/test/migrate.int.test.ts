@@ -29,9 +29,13 @@ describe('migrations', () => {
       const { rows } = await client.query(
         'SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name',
       );
-      expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(readMigrations().map((m) => [m.name, m.checksum]));
+      expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(
+        readMigrations().map((m) => [m.name, m.checksum]),
+      );
       expect(rows.every((r) => r.finished_at instanceof Date)).toBe(true);
-      const leases = await client.query('SELECT count(*)::int AS n, min(partition) AS lo, max(partition) AS hi FROM partition_leases');
+      const leases = await client.query(
+        'SELECT count(*)::int AS n, min(partition) AS lo, max(partition) AS hi FROM partition_leases',
+      );
       expect(leases.rows[0]).toEqual({ n: 64, lo: 0, hi: 63 });
       await client.end();
     } finally {
@@ -67,7 +71,9 @@ describe('migrations', () => {
         [t],
       ),
     ).rejects.toMatchObject({ code: '23505' });
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE job_id = 'job_1' AND trigger = 'schedule'`);
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS n FROM runs WHERE job_id = 'job_1' AND trigger = 'schedule'`,
+    );
     expect(rows[0].n).toBe(1);
   });
 

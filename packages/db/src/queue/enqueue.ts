@@ -25,7 +25,7 @@ export interface EnqueueItem {
 
 export interface WakeHint {
   q: string;
-  at: number; // epoch ms when the queue's earliest new message becomes runnable
+  at: number; // epoch ms when some of the queue's new messages become runnable
 }
 
 export async function enqueueRuns(boss: QueueClient, executor: SqlExecutor, items: EnqueueItem[]): Promise<void> {
@@ -40,18 +40,21 @@ export async function enqueueRuns(boss: QueueClient, executor: SqlExecutor, item
   await ensureQueues(boss, byQueue.keys());
   const hints: WakeHint[] = [];
   for (const [name, list] of byQueue) {
-    let earliest = Number.POSITIVE_INFINITY;
+    // One hint per distinct start time, not just the earliest: a worker that only heard of the
+    // first would not wake for the later ones (scheduled times are mostly whole seconds, so
+    // there are few).
+    const times = new Set<number>();
     await boss.insert(
       name,
       list.map((item) => {
         const startAfter = item.startAfter ?? item.scheduledTime;
-        earliest = Math.min(earliest, startAfter.getTime());
+        times.add(startAfter.getTime());
         const data: RunMessage = { runId: item.runId, scheduledTime: item.scheduledTime.toISOString() };
         return { data, startAfter };
       }),
       { db: executor },
     );
-    hints.push({ q: name, at: earliest });
+    for (const at of times) hints.push({ q: name, at });
   }
   await notifyWorkers(executor, hints);
 }
@@ -65,6 +68,8 @@ export async function notifyWorkers(executor: SqlExecutor, hints: WakeHint[]): P
 }
 
 /** Adapts a node-postgres client (inside BEGIN ... COMMIT) to the executor pg-boss expects. */
-export function pgExecutor(client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> }): SqlExecutor {
+export function pgExecutor(client: {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}): SqlExecutor {
   return { executeSql: (text, values) => client.query(text, values) };
 }

@@ -1,3 +1,4 @@
 export * from './names';
 export * from './client';
 export * from './enqueue';
+export * from './depth';

@@ -23,12 +23,38 @@ export interface ClaimedRun {
 }
 
 export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: Date[]): Promise<string[]> {
+  if (!ids.length) return [];
+  // Claimers of the same overlap-skip job take turns (row lock on the job until commit), so a
+  // run another worker is claiming right now is seen as running by the next statement.
+  await tx.query(
+    `SELECT j.id FROM jobs j
+     WHERE j.overlap_policy = 'skip' AND j.id IN (
+       SELECT r.job_id FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
+         ON r.id = m.id AND r.scheduled_time = m.scheduled_time)
+     ORDER BY j.id
+     FOR NO KEY UPDATE OF j`,
+    [ids, times],
+  );
+  // Skipped: a pending scheduled run of an overlap-skip job whose job has a run in progress,
+  // or an earlier claimable run of the same job in this very batch (a backlog fetched at once).
   const { rows } = await tx.query<{ id: string }>(
-    `UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
-     FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time), jobs j
-     WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.status = 'pending' AND r.trigger = 'schedule'
-       AND j.id = r.job_id AND j.overlap_policy = 'skip'
-       AND EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.status = 'running' AND o.id <> r.id)
+    `WITH batch AS (
+       SELECT r.id, r.scheduled_time, r.job_id, r.status, r.trigger, r.next_attempt_at
+       FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
+         ON r.id = m.id AND r.scheduled_time = m.scheduled_time
+     )
+     UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
+     FROM batch b, jobs j
+     WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND b.status = 'pending' AND b.trigger = 'schedule'
+       AND j.id = b.job_id AND j.overlap_policy = 'skip'
+       AND (
+         EXISTS (SELECT 1 FROM runs o WHERE o.job_id = b.job_id AND o.status = 'running' AND o.id <> b.id)
+         OR EXISTS (
+           SELECT 1 FROM batch e
+           WHERE e.job_id = b.job_id AND (e.scheduled_time, e.id) < (b.scheduled_time, b.id)
+             AND (e.status = 'pending' OR (e.status = 'failed' AND e.next_attempt_at <= now() + interval '1 second'))
+         )
+       )
      RETURNING r.id`,
     [ids, times],
   );

@@ -29,7 +29,11 @@ export interface CompletedRun {
   status: AttemptOutcome['runStatus'];
 }
 
-export async function completeAttempts(tx: Queryable, workerId: string, outcomes: AttemptOutcome[]): Promise<CompletedRun[]> {
+export async function completeAttempts(
+  tx: Queryable,
+  workerId: string,
+  outcomes: AttemptOutcome[],
+): Promise<CompletedRun[]> {
   if (!outcomes.length) return [];
   const { rows } = await tx.query<CompletedRun>(
     `WITH o AS (
