@@ -21,7 +21,9 @@ export class DbClock {
     let best = Number.POSITIVE_INFINITY;
     for (let i = 0; i < 3; i++) {
       const before = Date.now();
-      const { rows } = await this.pool.query<{ ms: string }>(`SELECT (extract(epoch from clock_timestamp()) * 1000)::text AS ms`);
+      const { rows } = await this.pool.query<{ ms: string }>(
+        `SELECT (extract(epoch from clock_timestamp()) * 1000)::text AS ms`,
+      );
       const after = Date.now();
       const rtt = after - before;
       if (rtt < best) {

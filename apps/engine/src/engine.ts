@@ -2,7 +2,7 @@
 // which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
 // worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
 import { deriveEncryptionKey } from '@belfry/core';
-import { createPool, createQueueClient, localSecret, migrate, resolveDatabase } from '@belfry/db';
+import { createPool, createQueueClient, localSecret, migrate, queueDepth, resolveDatabase } from '@belfry/db';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
@@ -41,6 +41,7 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
     onError: (err) => log.warn({ err }, 'queue error'),
   });
   const metrics = new Metrics();
+  metrics.setQueueDepthSource(() => queueDepth(pool));
   const served = env.metricsPort >= 0 ? await metrics.serve(env.metricsPort) : null;
   const clock = new DbClock(pool);
   await clock.start();
@@ -54,11 +55,18 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
 
   if (env.roles.includes('scheduler')) {
     leases = new LeaseKeeper(pool, { nodeId: env.nodeId, leaseMs: env.partitionLeaseMs }, log);
-    const scheduler = new Scheduler(pool, boss, leases, {
+    const scheduler = new Scheduler(
+      pool,
+      boss,
+      leases,
+      {
         ...DEFAULT_SCHEDULER_CONFIG,
         nodeId: env.nodeId,
         plan: { ...DEFAULT_SCHEDULER_CONFIG.plan, misfireGraceMs: env.misfireGraceMs },
-      }, log, metrics);
+      },
+      log,
+      metrics,
+    );
     const keeper = leases;
     keeper.on('acquired', () => metrics.partitionsOwned.set(keeper.partitions().length));
     keeper.on('lost', () => metrics.partitionsOwned.set(keeper.partitions().length));
@@ -101,7 +109,13 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
       log,
       metrics,
     );
-    const reaper = new Reaper(pool, boss, { intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)), batchSize: 500 }, log, metrics);
+    const reaper = new Reaper(
+      pool,
+      boss,
+      { intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)), batchSize: 500 },
+      log,
+      metrics,
+    );
     workers.start();
     await wakeups.start();
     reaper.start();
@@ -125,7 +139,10 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
     clockOffsetMs: Math.round(clock.offset),
     metricsPort: served?.port ?? null,
   }));
-  log.info({ roles: env.roles, embedded: Boolean(target.embedded), metricsPort: served?.port ?? null }, 'engine node started');
+  log.info(
+    { roles: env.roles, embedded: Boolean(target.embedded), metricsPort: served?.port ?? null },
+    'engine node started',
+  );
 
   return {
     nodeId: env.nodeId,

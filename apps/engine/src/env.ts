@@ -8,7 +8,10 @@ const roles = z
   .string()
   .default('scheduler,worker')
   .transform((value, ctx) => {
-    const list = value.split(',').map((r) => r.trim()).filter(Boolean);
+    const list = value
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean);
     if (list.length === 1 && list[0] === 'none') return [] as Role[];
     for (const r of list) {
       if (r !== 'scheduler' && r !== 'worker') {

@@ -8,7 +8,15 @@ export function createLogger(level: string, base: Record<string, unknown>): Log 
     level,
     base,
     redact: {
-      paths: ['secret', 'secrets', '*.secret', 'apiKey', '*.apiKey', 'headers.authorization', '*.headers.authorization'],
+      paths: [
+        'secret',
+        'secrets',
+        '*.secret',
+        'apiKey',
+        '*.apiKey',
+        'headers.authorization',
+        '*.headers.authorization',
+      ],
       censor: '[redacted]',
     },
   });

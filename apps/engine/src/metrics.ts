@@ -34,10 +34,15 @@ export class Metrics {
   });
   readonly queueDepth = new Gauge({
     name: 'belfry_queue_depth',
-    help: 'Queued messages by priority (ready and deferred)',
+    help: 'Queued messages by priority (ready and deferred), cluster-wide, read at scrape time',
     labelNames: ['priority'],
     registers: [this.registry],
+    collect: async () => {
+      const depth = await this.depthSource?.().catch(() => null);
+      for (const [priority, n] of Object.entries(depth ?? {})) this.queueDepth.set({ priority }, n);
+    },
   });
+  private depthSource: (() => Promise<Record<string, number>>) | undefined;
   readonly inFlight = new Gauge({
     name: 'belfry_runs_in_flight',
     help: 'Runs executing on this node',
@@ -48,6 +53,11 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'belfry_process_' });
+  }
+
+  /** Where belfry_queue_depth comes from (a query); without one the gauge stays empty. */
+  setQueueDepthSource(source: () => Promise<Record<string, number>>): void {
+    this.depthSource = source;
   }
 
   recordLag(ms: number): void {
@@ -62,7 +72,8 @@ export class Metrics {
     const since = Date.now() - windowMs;
     while (this.lags.length && (this.lags[0]?.at ?? 0) < since) this.lags.shift();
     const sorted = this.lags.map((l) => l.ms).sort((a, b) => a - b);
-    const pick = (p: number) => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null) : null);
+    const pick = (p: number) =>
+      sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null) : null;
     return { count: sorted.length, p50: pick(0.5), p95: pick(0.95), p99: pick(0.99) };
   }
 

@@ -3,7 +3,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { startEngineNode, type EngineNode } from '../../../test/engine-nodes';
-import { insertJob, insertTenant, startSink, waitForRows, TEST_ENCRYPTION_KEY_MATERIAL, type Sink } from '../../../test/fixtures';
+import {
+  insertJob,
+  insertTenant,
+  startSink,
+  waitForRows,
+  TEST_ENCRYPTION_KEY_MATERIAL,
+  type Sink,
+} from '../../../test/fixtures';
 
 const FAST = {
   BELFRY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY_MATERIAL,
@@ -127,7 +134,9 @@ describe('engine crash safety', () => {
       `SELECT job_id, scheduled_time, count(*) FROM runs WHERE trigger = 'schedule' GROUP BY 1, 2 HAVING count(*) > 1`,
     );
     expect(dupes.rows).toEqual([]);
-    const runs = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE job_id = ANY($1)`, [jobs.map((j) => j.id)]);
+    const runs = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE job_id = ANY($1)`, [
+      jobs.map((j) => j.id),
+    ]);
     expect(runs.rows[0].n).toBeGreaterThan(20);
   });
 
@@ -147,12 +156,20 @@ describe('engine crash safety', () => {
     a.signal('SIGSTOP');
     const b = await start('stale-b', { BELFRY_ROLES: 'worker' });
     await sink.waitFor((all) => all.length === 2, 30_000);
-    await waitForRows<{ status: string }>(db.pool, 'SELECT status FROM runs WHERE job_id = $1', [job.id], (r) => r[0]?.status === 'succeeded');
+    await waitForRows<{ status: string }>(
+      db.pool,
+      'SELECT status FROM runs WHERE job_id = $1',
+      [job.id],
+      (r) => r[0]?.status === 'succeeded',
+    );
     a.signal('SIGCONT');
     await a.waitForLog((l) => l.msg === 'stale completion rejected: this worker no longer holds the run', 30_000);
     const runs = await db.pool.query('SELECT status, attempt, worker_id FROM runs WHERE job_id = $1', [job.id]);
     expect(runs.rows).toEqual([{ status: 'succeeded', attempt: 2, worker_id: b.nodeId }]);
-    const attempts = await db.pool.query('SELECT attempt, status, worker_id FROM run_attempts WHERE job_id = $1 ORDER BY attempt', [job.id]);
+    const attempts = await db.pool.query(
+      'SELECT attempt, status, worker_id FROM run_attempts WHERE job_id = $1 ORDER BY attempt',
+      [job.id],
+    );
     expect(attempts.rows).toEqual([
       { attempt: 1, status: 'failed', worker_id: 'stale-a' },
       { attempt: 2, status: 'succeeded', worker_id: 'stale-b' },

@@ -2,7 +2,14 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { startEngineNode, type EngineNode } from '../../../test/engine-nodes';
-import { insertJob, insertTenant, startSink, waitForRows, TEST_ENCRYPTION_KEY_MATERIAL, type Sink } from '../../../test/fixtures';
+import {
+  insertJob,
+  insertTenant,
+  startSink,
+  waitForRows,
+  TEST_ENCRYPTION_KEY_MATERIAL,
+  type Sink,
+} from '../../../test/fixtures';
 
 describe('engine: schedule to signed delivery', () => {
   let db: TestDatabase;
@@ -61,7 +68,9 @@ describe('engine: schedule to signed delivery', () => {
     expect(rows).toEqual([{ status: 'succeeded', attempt: 1 }]);
     const job2 = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
     expect(job2.rows[0].status).toBe('completed');
-    const attempts = await db.pool.query('SELECT status, http_status, worker_id FROM run_attempts WHERE job_id = $1', [job.id]);
+    const attempts = await db.pool.query('SELECT status, http_status, worker_id FROM run_attempts WHERE job_id = $1', [
+      job.id,
+    ]);
     expect(attempts.rows).toEqual([{ status: 'succeeded', http_status: 200, worker_id: 'delivery-1' }]);
   });
 });

@@ -78,9 +78,12 @@ describe('engine: retries, timeouts and the dead letter', () => {
     ['with Retry-After: 1', { 'retry-after': '1' }],
   ])('503 twice (%s), then 200: succeeds on attempt 3 under one webhook-id', async (_label, headers) => {
     const retryAfter = 'retry-after' in headers;
-    const id = await job([{ status: 503, headers, body: 'busy' }, { status: 503, headers, body: 'busy' }, { status: 200 }], {
-      retry: { maxAttempts: 5, initialDelaySeconds: 0, maxDelaySeconds: 10 },
-    });
+    const id = await job(
+      [{ status: 503, headers, body: 'busy' }, { status: 503, headers, body: 'busy' }, { status: 200 }],
+      {
+        retry: { maxAttempts: 5, initialDelaySeconds: 0, maxDelaySeconds: 10 },
+      },
+    );
     const [run] = await settled(id, 'succeeded');
     expect(run).toMatchObject({ status: 'succeeded', attempt: 3, last_error: null });
     expect(run?.finished_at).toBeInstanceOf(Date);

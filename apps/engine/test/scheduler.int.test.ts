@@ -2,7 +2,8 @@
 // replaced by lease rows the test writes itself: exactly-once materialization under
 // concurrent scans, fencing, misfire policies after an outage, one-off completion and the
 // look-ahead window.
-import { createQueueClient, type QueueClient } from '@belfry/db';
+import { createQueueClient, type QueueClient, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
@@ -63,7 +64,7 @@ describe('scheduler (in-process)', () => {
       url: URL,
       partitions: db.partitions,
       nextRunAt: first,
-      schedule: { type: 'interval', everySeconds: 1 },
+      schedule: { type: 'interval', everySeconds: 1, anchor: new Date(second - 3_600_000) },
     });
     // Same node id and lease rows for both: as if one node's lease were briefly believed by two.
     const leases = await holdPartitions(db.pool, NODE, all);
@@ -123,7 +124,11 @@ describe('scheduler (in-process)', () => {
       const tenant = await insertTenant(db.pool);
       const now = await dbNow(db.pool);
       return insertJob(db.pool, tenant.id, {
-        schedule: { type: 'interval', everySeconds: 1, anchor: new Date(Math.floor(now.getTime() / 1000) * 1000) },
+        schedule: {
+          type: 'interval',
+          everySeconds: 1,
+          anchor: new Date(Math.floor(now.getTime() / 1000) * 1000 - 60_000),
+        },
         nextRunAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
         url: URL,
         partitions: db.partitions,
@@ -165,7 +170,10 @@ describe('scheduler (in-process)', () => {
         [jobs.map((j) => j.id)],
       );
       const lost = [...new Set(rows.map((r) => r.partition))].slice(0, 2);
-      await db.pool.query(`UPDATE partition_leases SET owner = 'someone-else', epoch = epoch + 1 WHERE partition = ANY($1)`, [lost]);
+      await db.pool.query(
+        `UPDATE partition_leases SET owner = 'someone-else', epoch = epoch + 1 WHERE partition = ANY($1)`,
+        [lost],
+      );
       const result = await (await scheduler(leases)).scanOnce();
       expect([...result.fencedOut].sort()).toEqual([...lost].sort());
       const withRuns = await db.pool.query<{ partition: number; runs: number }>(
@@ -188,7 +196,7 @@ describe('scheduler (in-process)', () => {
     const times = range(10).map((k) => first.getTime() + k * 60_000);
     const job = (misfirePolicy: 'run_once' | 'skip' | 'catch_up') =>
       insertJob(db.pool, tenant.id, {
-        schedule: { type: 'interval', everySeconds: 60, anchor: first },
+        schedule: { type: 'interval', everySeconds: 60, anchor: new Date(first.getTime() - 3_600_000) },
         nextRunAt: first,
         misfirePolicy,
         url: URL,
@@ -218,8 +226,11 @@ describe('scheduler (in-process)', () => {
         )
       ).rows.map((r) => ({ ...r, t: Number(r.t) }));
     const entry = async (jobId: string) =>
-      (await db.pool.query<{ next_run_at: Date }>('SELECT next_run_at FROM schedule_entries WHERE job_id = $1', [jobId]))
-        .rows[0]?.next_run_at.getTime();
+      (
+        await db.pool.query<{ next_run_at: Date }>('SELECT next_run_at FROM schedule_entries WHERE job_id = $1', [
+          jobId,
+        ])
+      ).rows[0]?.next_run_at.getTime();
     const next = first.getTime() + 600_000;
 
     const once = await runsOf(runOnce.id);
@@ -240,7 +251,9 @@ describe('scheduler (in-process)', () => {
     expect(await entry(catchUp.id)).toBe(next);
 
     // Only pending runs are queued, one message each.
-    expect((await queueMessages(db.pool, runOnce.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual([times[9]]);
+    expect((await queueMessages(db.pool, runOnce.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual([
+      times[9],
+    ]);
     expect(await queueMessages(db.pool, skip.id)).toEqual([]);
     expect((await queueMessages(db.pool, catchUp.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual(times);
   });
@@ -248,7 +261,11 @@ describe('scheduler (in-process)', () => {
   it('a one-off job is completed and its entry removed once its run is materialized', async () => {
     const tenant = await insertTenant(db.pool);
     const runAt = new Date((await dbNow(db.pool)).getTime() + 500);
-    const job = await insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt }, url: URL, partitions: db.partitions });
+    const job = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt },
+      url: URL,
+      partitions: db.partitions,
+    });
     const s = await scheduler(await holdPartitions(db.pool, NODE, all));
     expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1, skipped: 0 });
     const jobRow = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
@@ -260,21 +277,44 @@ describe('scheduler (in-process)', () => {
     expect(await queueMessages(db.pool, job.id)).toHaveLength(1);
   });
 
-  it('look-ahead: an occurrence due in 1.5 s is materialized now and queued to start at its time', async () => {
+  it('look-ahead: occurrences due within 2 s are queued now to start at their time, and workers are told when', async () => {
     const tenant = await insertTenant(db.pool);
     const now = await dbNow(db.pool);
     const soon = new Date(now.getTime() + 1_500);
+    const soonAfter = new Date(now.getTime() + 1_800);
     const later = new Date(now.getTime() + 30_000);
-    const near = await insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt: soon }, url: URL, partitions: db.partitions });
-    const far = await insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt: later }, url: URL, partitions: db.partitions });
-    const s = await scheduler(await holdPartitions(db.pool, NODE, all), { lookaheadMs: 2_000 });
-    expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1 });
-    const [message] = await queueMessages(db.pool, near.id);
-    expect(message?.startAfter).toEqual(soon);
-    expect(message?.scheduledTime).toBe(soon.toISOString());
-    const run = await db.pool.query('SELECT id, status FROM runs WHERE job_id = $1', [near.id]);
-    expect(run.rows).toEqual([{ id: message?.runId, status: 'pending' }]);
-    expect((await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [far.id])).rowCount).toBe(0);
-    expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [far.id])).rowCount).toBe(1);
+    const once = (runAt: Date) =>
+      insertJob(db.pool, tenant.id, { schedule: { type: 'once', runAt }, url: URL, partitions: db.partitions });
+    const near = await once(soon);
+    const second = await once(soonAfter);
+    const far = await once(later);
+    const listener = new pg.Client({ connectionString: db.url });
+    const hints: WakeHint[] = [];
+    listener.on('notification', (n) => hints.push(...(JSON.parse(n.payload ?? '[]') as WakeHint[])));
+    await listener.connect();
+    await listener.query(`LISTEN ${WAKE_CHANNEL}`);
+    try {
+      const s = await scheduler(await holdPartitions(db.pool, NODE, all), { lookaheadMs: 2_000 });
+      expect(await s.scanOnce()).toMatchObject({ scanned: 2, materialized: 2 });
+      const [message] = await queueMessages(db.pool, near.id);
+      expect(message?.startAfter).toEqual(soon);
+      expect(message?.scheduledTime).toBe(soon.toISOString());
+      expect((await queueMessages(db.pool, second.id))[0]?.startAfter).toEqual(soonAfter);
+      const run = await db.pool.query('SELECT id, status FROM runs WHERE job_id = $1', [near.id]);
+      expect(run.rows).toEqual([{ id: message?.runId, status: 'pending' }]);
+      expect((await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [far.id])).rowCount).toBe(0);
+      expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [far.id])).rowCount).toBe(1);
+      // One wake-up hint per start time: a worker told only of the first would start the second late.
+      await listener.query('SELECT 1'); // notifications sent before this round trip have arrived
+      const queue = `t.${tenant.id}.normal`;
+      expect(
+        hints
+          .filter((h) => h.q === queue)
+          .map((h) => h.at)
+          .sort(),
+      ).toEqual([soon.getTime(), soonAfter.getTime()]);
+    } finally {
+      await listener.end();
+    }
   });
 });

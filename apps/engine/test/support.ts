@@ -2,6 +2,7 @@
 // one statement), a lease keeper stand-in whose partitions the test controls, and readers
 // for what the scheduler wrote to pg-boss.
 import { newId, partitionOf } from '@belfry/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
 
@@ -9,9 +10,9 @@ export interface BulkJobs {
   tenantId: string;
   url: string;
   partitions: number;
-  /** one next_run_at per job (its schedule entry); also the one-off's runAt or the interval's anchor */
+  /** one next_run_at per job (its schedule entry); also the one-off's runAt */
   nextRunAt: Date[];
-  schedule: { type: 'once' } | { type: 'interval'; everySeconds: number };
+  schedule: { type: 'once' } | { type: 'interval'; everySeconds: number; anchor: Date };
   timeoutSeconds?: number;
   retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
   overlapPolicy?: 'allow' | 'skip';
@@ -28,7 +29,7 @@ export async function insertJobsBulk(pool: pg.Pool, o: BulkJobs): Promise<string
        INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, every_seconds, anchor_at, target, payload,
                          retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds, timeout_seconds,
                          overlap_policy, partition)
-       SELECT u.id, $4, u.id, $5, CASE WHEN $5 = 'once' THEN u.next END, $6, u.next, $7, '{"bulk":true}',
+       SELECT u.id, $4, u.id, $5, CASE WHEN $5 = 'once' THEN u.next END, $6, coalesce($13, u.next), $7, '{"bulk":true}',
               $8, $9, $10, $11, $12, u.partition
        FROM u
        RETURNING id
@@ -48,6 +49,7 @@ export async function insertJobsBulk(pool: pg.Pool, o: BulkJobs): Promise<string
       retry.maxDelaySeconds,
       o.timeoutSeconds ?? 5,
       o.overlapPolicy ?? 'allow',
+      o.schedule.type === 'interval' ? o.schedule.anchor : null,
     ],
   );
   return ids;
@@ -79,7 +81,9 @@ export async function holdPartitions(
   return {
     forgotten,
     partitions: () =>
-      partitions.filter((p) => !forgotten.includes(p)).map((partition) => ({ partition, epoch: String(believedEpoch) })),
+      partitions
+        .filter((p) => !forgotten.includes(p))
+        .map((partition) => ({ partition, epoch: String(believedEpoch) })),
     forget: (ps) => forgotten.push(...ps),
   };
 }
@@ -109,4 +113,22 @@ export async function queueMessages(pool: pg.Pool, jobId?: string): Promise<Queu
     [jobId ?? null],
   );
   return rows;
+}
+
+/**
+ * Counts the requests a sink has open (headers received, response not yet finished) per key
+ * (e.g. per tenant or per job), and the most ever open at once.
+ */
+export function trackOpenRequests(server: Server, keyOf: (req: IncomingMessage) => string | null) {
+  const open = new Map<string, number>();
+  const max = new Map<string, number>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const key = keyOf(req);
+    if (key === null) return;
+    const now = (open.get(key) ?? 0) + 1;
+    open.set(key, now);
+    max.set(key, Math.max(max.get(key) ?? 0, now));
+    res.on('close', () => open.set(key, (open.get(key) ?? 1) - 1));
+  });
+  return { open, max };
 }

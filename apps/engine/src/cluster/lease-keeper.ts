@@ -95,16 +95,15 @@ export class LeaseKeeper extends EventEmitter<{
   }
 
   private async rebalance(): Promise<void> {
-    const { rows } = await this.pool.query<{ total: number; live: number; me_alive: boolean }>(
+    const { rows } = await this.pool.query<{ total: number; live: string[] }>(
       `SELECT (SELECT count(*)::int FROM partition_leases) AS total,
-              (SELECT count(*)::int FROM engine_nodes
-                WHERE 'scheduler' = ANY(roles) AND stopped_at IS NULL
-                  AND heartbeat_at > now() - make_interval(secs => $1::float8 / 1000)) AS live`,
+              ARRAY(SELECT id FROM engine_nodes
+                    WHERE 'scheduler' = ANY(roles) AND stopped_at IS NULL
+                      AND heartbeat_at > now() - make_interval(secs => $1::float8 / 1000)
+                    ORDER BY id) AS live`,
       [this.nodeTimeoutMs],
     );
-    const total = rows[0]?.total ?? 0;
-    const live = Math.max(1, rows[0]?.live ?? 1);
-    const fair = Math.ceil(total / live);
+    const fair = fairShare(rows[0]?.total ?? 0, rows[0]?.live ?? [], this.config.nodeId);
     if (this.owned.size < fair) {
       await this.acquire(fair - this.owned.size);
     } else if (this.owned.size > fair) {
@@ -161,4 +160,15 @@ export class LeaseKeeper extends EventEmitter<{
     await this.running?.catch(() => {});
     await this.release(this.partitions()).catch((err) => this.log.warn({ err }, 'could not release leases'));
   }
+}
+
+/**
+ * This node's share of `total` partitions among the live scheduler nodes: an even split, the
+ * remainder going one each to the first nodes by id (16 over 3 nodes: 6, 5, 5), so every node
+ * is within one of the others. A node not (yet) seen alive counts itself in, last.
+ */
+export function fairShare(total: number, live: string[], nodeId: string): number {
+  const rank = live.includes(nodeId) ? live.indexOf(nodeId) : live.length;
+  const nodes = live.includes(nodeId) ? live.length : live.length + 1;
+  return Math.floor(total / nodes) + (rank < total % nodes ? 1 : 0);
 }

@@ -52,7 +52,13 @@ export class Reaper {
       await enqueueRuns(
         this.boss,
         pgExecutor(client),
-        retry.map((r) => ({ runId: r.id, tenantId: r.tenant_id, priority: r.priority, scheduledTime: r.scheduled_time, startAfter: new Date() })),
+        retry.map((r) => ({
+          runId: r.id,
+          tenantId: r.tenant_id,
+          priority: r.priority,
+          scheduledTime: r.scheduled_time,
+          startAfter: new Date(),
+        })),
       );
       await client.query('COMMIT');
       if (reaped.length) {

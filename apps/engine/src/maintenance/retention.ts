@@ -46,7 +46,9 @@ export class Retention {
           `SELECT belfry_ensure_history_partitions((now() AT TIME ZONE 'UTC')::date - 1, (now() AT TIME ZONE 'UTC')::date + $1::int) AS n`,
           [this.config.daysAhead],
         );
-        const longest = await client.query<{ days: number }>('SELECT coalesce(max(retention_days), 30) AS days FROM tenants');
+        const longest = await client.query<{ days: number }>(
+          'SELECT coalesce(max(retention_days), 30) AS days FROM tenants',
+        );
         const days = longest.rows[0]?.days ?? 30;
         const dropped = await client.query<{ n: number }>(
           `SELECT belfry_drop_history_partitions((now() AT TIME ZONE 'UTC')::date - $1::int) AS n`,
@@ -60,7 +62,10 @@ export class Retention {
         for (const t of shorter.rows) deleted += await this.deleteTenantHistory(client, t.id, t.retention_days);
         // The default partition only catches runs far outside the daily range; trim it too.
         for (const table of ['runs_default', 'run_attempts_default']) {
-          const r = await client.query(`DELETE FROM ${table} WHERE scheduled_time < now() - make_interval(days => $1)`, [days]);
+          const r = await client.query(
+            `DELETE FROM ${table} WHERE scheduled_time < now() - make_interval(days => $1)`,
+            [days],
+          );
           deleted += r.rowCount ?? 0;
         }
         await client.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);

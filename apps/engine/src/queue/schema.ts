@@ -2,7 +2,13 @@
 import { PgBoss } from 'pg-boss';
 
 export async function installQueueSchema(url: string): Promise<void> {
-  const boss = new PgBoss({ connectionString: url, max: 2, supervise: false, schedule: false, registerInstance: false });
+  const boss = new PgBoss({
+    connectionString: url,
+    max: 2,
+    supervise: false,
+    schedule: false,
+    registerInstance: false,
+  });
   boss.on('error', () => {});
   await boss.start();
   await boss.stop({ graceful: false, close: true });

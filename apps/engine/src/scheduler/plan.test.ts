@@ -46,12 +46,15 @@ function drain(
 describe('planEntry: an entry due within the grace period', () => {
   const due = at('2026-12-01T10:00:00Z');
 
-  it.each(['run_once', 'skip', 'catch_up'] as const)('%s: one pending run at the due time, then the next occurrence', (policy) => {
-    const plan = planEntry(everyMinute, due, policy, new Date(due.getTime() + 30 * SECOND));
-    expect(plan.occurrences).toEqual([{ scheduledTime: due, status: 'pending', skipReason: null }]);
-    expect(iso(plan.next)).toBe('2026-12-01T10:01:00.000Z');
-    expect(plan.unrecordedSkips).toBe(0);
-  });
+  it.each(['run_once', 'skip', 'catch_up'] as const)(
+    '%s: one pending run at the due time, then the next occurrence',
+    (policy) => {
+      const plan = planEntry(everyMinute, due, policy, new Date(due.getTime() + 30 * SECOND));
+      expect(plan.occurrences).toEqual([{ scheduledTime: due, status: 'pending', skipReason: null }]);
+      expect(iso(plan.next)).toBe('2026-12-01T10:01:00.000Z');
+      expect(plan.unrecordedSkips).toBe(0);
+    },
+  );
 
   it('materializes an occurrence that is still ahead (look-ahead window)', () => {
     const plan = planEntry(everyMinute, due, 'skip', new Date(due.getTime() - 1_500));
@@ -131,13 +134,11 @@ describe('planEntry: catch_up of more than catchUpMax occurrences', () => {
 
   it('keeps up while time moves on between scans, without duplicates or gaps', () => {
     let clock = now.getTime();
-    const { plans, now: end, next } = drain(
-      everySecond,
-      due,
-      'catch_up',
-      () => new Date((clock += 200)),
-      options,
-    );
+    const tick = () => {
+      clock += 200; // a scan every 200 ms
+      return new Date(clock);
+    };
+    const { plans, now: end, next } = drain(everySecond, due, 'catch_up', tick, options);
     const all = plans.flatMap((p) => p.occurrences.map((o) => iso(o.scheduledTime)));
     expect(new Set(all).size).toBe(all.length);
     expect(all).toEqual(occurrences(everySecond, due, new Date(next!.getTime() - SECOND)));
@@ -198,7 +199,9 @@ describe('planEntry: every second, down for 30 days', () => {
     const { catchUpMax, catchUpPerScan } = DEFAULT_PLAN_OPTIONS;
     const plan = planEntry(everySecond, due, 'catch_up', now);
     const firstRun = new Date(now.getTime() - 500 - (catchUpMax - 1) * SECOND);
-    expect(pendingTimes(plan)).toEqual(occurrences(everySecond, firstRun, new Date(firstRun.getTime() + (catchUpPerScan - 1) * SECOND)));
+    expect(pendingTimes(plan)).toEqual(
+      occurrences(everySecond, firstRun, new Date(firstRun.getTime() + (catchUpPerScan - 1) * SECOND)),
+    );
     expect(skippedTimes(plan)).toHaveLength(max);
     expect(skippedTimes(plan)[0]).toBe(iso(due));
     expect(plan.unrecordedSkips).toBe(total - catchUpMax - max);
@@ -231,7 +234,11 @@ describe('planEntry: cron in a zone with daylight saving (Europe/Berlin)', () =>
 
   it('fall back: a fixed hour fires once (first 02:30); an hourly expression fires at both 02:30s', () => {
     const day = planEntry(daily, at('2026-10-24T00:30:00Z'), 'skip', at('2026-10-26T12:00:00Z'));
-    expect(skippedTimes(day)).toEqual(['2026-10-24T00:30:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+    expect(skippedTimes(day)).toEqual([
+      '2026-10-24T00:30:00.000Z',
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-26T01:30:00.000Z',
+    ]);
     expect(iso(day.next)).toBe('2026-10-27T01:30:00.000Z');
 
     const hours = planEntry(hourly, at('2026-10-24T23:30:00Z'), 'catch_up', at('2026-10-25T03:00:00Z'));

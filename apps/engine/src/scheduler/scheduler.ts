@@ -113,12 +113,18 @@ export class Scheduler {
           plan = planEntry(specOf(entry), entry.next_run_at, entry.misfire_policy, entry.db_now, this.config.plan);
         } catch (err) {
           // A definition the maths cannot handle must not block the partition: retire it.
-          this.log.error({ err, jobId: entry.job_id, tenantId: entry.tenant_id }, 'cannot plan job; retiring its schedule');
+          this.log.error(
+            { err, jobId: entry.job_id, tenantId: entry.tenant_id },
+            'cannot plan job; retiring its schedule',
+          );
           exhausted.push(entry.job_id);
           continue;
         }
         if (plan.unrecordedSkips > 0) {
-          this.log.warn({ jobId: entry.job_id, unrecorded: plan.unrecordedSkips }, 'misfire: more skipped occurrences than recorded');
+          this.log.warn(
+            { jobId: entry.job_id, unrecorded: plan.unrecordedSkips },
+            'misfire: more skipped occurrences than recorded',
+          );
         }
         for (const o of plan.occurrences) {
           runs.push({
@@ -140,7 +146,12 @@ export class Scheduler {
       await enqueueRuns(
         this.queue,
         pgExecutor(client),
-        toQueue.map((r) => ({ runId: r.id, tenantId: r.tenant_id, priority: r.priority, scheduledTime: r.scheduled_time })),
+        toQueue.map((r) => ({
+          runId: r.id,
+          tenantId: r.tenant_id,
+          priority: r.priority,
+          scheduledTime: r.scheduled_time,
+        })),
       );
       await advanceSchedule(client, advance, exhausted);
       await client.query('COMMIT');

@@ -53,7 +53,8 @@ export class CompletionBatcher {
   async drain(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await (this.flushing = this.flushing.then(() => this.flush()));
+    this.flushing = this.flushing.then(() => this.flush());
+    await this.flushing;
   }
 
   private async flush(): Promise<void> {

@@ -15,7 +15,11 @@ export class SigningSecrets {
   async get(tenantId: string): Promise<string[]> {
     const hit = this.cache.get(tenantId);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.secrets;
-    const { rows } = await this.pool.query<{ current_secret: Buffer; previous_secret: Buffer | null; previous_live: boolean }>(
+    const { rows } = await this.pool.query<{
+      current_secret: Buffer;
+      previous_secret: Buffer | null;
+      previous_live: boolean;
+    }>(
       `SELECT current_secret, previous_secret, coalesce(previous_expires_at > now(), false) AS previous_live
        FROM signing_secrets WHERE tenant_id = $1`,
       [tenantId],

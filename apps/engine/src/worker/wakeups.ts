@@ -1,8 +1,9 @@
 // Knows which queues have work and when. Producers NOTIFY `belfry_wake` with {queue, due}
-// in the same transaction as the messages (see @belfry/db enqueue); this listens, arms one
-// timer for the earliest future due time, and marks queues ready when their time comes. A
-// periodic discovery query is the safety net for anything a notification missed (listener
-// reconnects, messages pg-boss itself put back after expiry).
+// in the same transaction as the messages (see @belfry/db enqueue); this listens, keeps every
+// future due time (a queue often has messages due at several times), arms one timer for the
+// earliest, and marks queues ready when their time comes. A periodic discovery query is the
+// safety net for anything a notification missed (listener reconnects, messages pg-boss
+// itself put back after expiry).
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { WAKE_CHANNEL, type WakeHint } from '@belfry/db';
@@ -16,7 +17,7 @@ export interface WakeupsConfig {
 
 export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
   private listener: pg.Client | undefined;
-  private readonly pending = new Map<string, number>(); // queue -> earliest due (db ms)
+  private readonly pending = new DueHeap(); // (due db ms, queue), earliest first
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private discoveryTimer: NodeJS.Timeout | undefined;
@@ -52,20 +53,16 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
 
   /** Queue work known to be due at `at` (db clock ms). */
   hint(queue: string, at: number): void {
-    const now = this.clock.now();
-    if (at <= now) {
-      this.pending.delete(queue);
+    if (at <= this.clock.now()) {
       this.emit('ready', [queue]);
       return;
     }
-    const existing = this.pending.get(queue);
-    if (existing === undefined || at < existing) this.pending.set(queue, at);
+    this.pending.push(at, queue);
     this.arm();
   }
 
   private arm(): void {
-    let earliest = Number.POSITIVE_INFINITY;
-    for (const at of this.pending.values()) earliest = Math.min(earliest, at);
+    const earliest = this.pending.peek()?.at ?? Number.POSITIVE_INFINITY;
     if (earliest === Number.POSITIVE_INFINITY || earliest >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = earliest;
@@ -76,14 +73,9 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = this.clock.now();
-    const ready: string[] = [];
-    for (const [queue, at] of this.pending) {
-      if (at <= now + 1) {
-        ready.push(queue);
-        this.pending.delete(queue);
-      }
-    }
-    if (ready.length) this.emit('ready', ready);
+    const ready = new Set<string>();
+    while ((this.pending.peek()?.at ?? Number.POSITIVE_INFINITY) <= now + 1) ready.add(this.pending.pop()!.queue);
+    if (ready.size) this.emit('ready', [...ready]);
     this.arm();
   }
 
@@ -127,7 +119,7 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
   /** Finds queues with runnable or soon-runnable messages (loose index scan over pg-boss's fetch index). */
   async discover(): Promise<void> {
     try {
-      const { rows } = await this.pool.query<{ name: string; at: Date }>(
+      const { rows } = await this.pool.query<{ name: string; at: Date; next: Date | null }>(
         `WITH RECURSIVE q AS (
            (SELECT name FROM pgboss.job WHERE state < 'active' AND NOT blocked AND name LIKE 't.%' ORDER BY name LIMIT 1)
            UNION ALL
@@ -136,12 +128,62 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
            FROM q WHERE q.name IS NOT NULL
          )
          SELECT q.name, (SELECT min(j.start_after) FROM pgboss.job j
-                         WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked) AS at
+                         WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked) AS at,
+                        (SELECT min(j.start_after) FROM pgboss.job j
+                         WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked AND j.start_after > now()) AS next
          FROM q WHERE q.name IS NOT NULL`,
       );
-      for (const r of rows) this.hint(r.name, r.at.getTime());
+      for (const r of rows) {
+        this.hint(r.name, r.at.getTime());
+        if (r.next) this.hint(r.name, r.next.getTime());
+      }
     } catch (err) {
       this.log.warn({ err }, 'queue discovery failed');
+    }
+  }
+}
+
+/** A binary min-heap of (due time, queue), each pair held once (discovery repeats hints). */
+class DueHeap {
+  private readonly items: { at: number; queue: string }[] = [];
+  private readonly held = new Set<string>();
+
+  peek(): { at: number; queue: string } | undefined {
+    return this.items[0];
+  }
+
+  push(at: number, queue: string): void {
+    const key = `${at}@${queue}`;
+    if (this.held.has(key)) return;
+    this.held.add(key);
+    const items = this.items;
+    items.push({ at, queue });
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent]!.at <= items[i]!.at) break;
+      [items[parent], items[i]] = [items[i]!, items[parent]!];
+      i = parent;
+    }
+  }
+
+  pop(): { at: number; queue: string } | undefined {
+    const items = this.items;
+    const top = items[0];
+    if (top) this.held.delete(`${top.at}@${top.queue}`);
+    const last = items.pop();
+    if (!items.length || !last) return top;
+    items[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < items.length && items[l]!.at < items[m]!.at) m = l;
+      if (r < items.length && items[r]!.at < items[m]!.at) m = r;
+      if (m === i) return top;
+      [items[m], items[i]] = [items[i]!, items[m]!];
+      i = m;
     }
   }
 }

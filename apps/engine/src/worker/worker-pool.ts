@@ -223,7 +223,11 @@ export class WorkerPool {
     const recorded = await this.completions.submit(record);
     const label = recorded ? (record.runStatus === 'failed' ? 'retry' : record.runStatus) : 'stale';
     this.metrics?.runsFinished.inc({ outcome: label });
-    if (recorded) log.info({ status: record.runStatus, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs }, 'attempt finished');
+    if (recorded)
+      log.info(
+        { status: record.runStatus, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs },
+        'attempt finished',
+      );
     else log.warn({ reason: execution.reason }, 'stale completion rejected: this worker no longer holds the run');
   }
 
@@ -243,7 +247,13 @@ export class WorkerPool {
     }
     if (execution.reason === 'shutdown') {
       // Released, not failed: another node picks the run up at once.
-      return { ...base, runStatus: 'pending', attemptStatus: 'cancelled', nextAttemptAt: new Date(), error: 'released: worker shutting down' };
+      return {
+        ...base,
+        runStatus: 'pending',
+        attemptStatus: 'cancelled',
+        nextAttemptAt: new Date(),
+        error: 'released: worker shutting down',
+      };
     }
     const error = outcome.error ?? 'failed';
     const policy = {
@@ -254,7 +264,13 @@ export class WorkerPool {
     const retryable = isRetryable(outcome.failure ?? 'invalid', outcome.httpStatus ?? null);
     if (retryable && run.attempt < policy.maxAttempts) {
       const delay = retryDelayMs(policy, run.attempt, Math.random, outcome.retryAfterMs ?? null);
-      return { ...base, runStatus: 'failed', attemptStatus: 'failed', nextAttemptAt: new Date(this.clock.now() + delay), error };
+      return {
+        ...base,
+        runStatus: 'failed',
+        attemptStatus: 'failed',
+        nextAttemptAt: new Date(this.clock.now() + delay),
+        error,
+      };
     }
     return { ...base, runStatus: 'dead', attemptStatus: 'failed', nextAttemptAt: null, error };
   }
