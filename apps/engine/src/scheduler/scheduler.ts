@@ -86,21 +86,35 @@ export class Scheduler {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const valid = await lockPartitionLeases(client, this.config.nodeId, held);
-      if (valid.length < held.length) {
-        const ok = new Set(valid);
-        result.fencedOut = held.map((h) => h.partition).filter((p) => !ok.has(p));
-        this.leases.forget(result.fencedOut);
-        this.log.warn({ partitions: result.fencedOut.length }, 'fenced out of partitions; not writing for them');
-      }
-      if (!valid.length) {
+      const scannedDue = await selectDueEntries(
+        client,
+        held.map((h) => h.partition),
+        this.config.lookaheadMs,
+        this.config.batchSize,
+      );
+      result.scanned = scannedDue.length;
+      if (!scannedDue.length) {
         await client.query('ROLLBACK');
         return result;
       }
-      const due = await selectDueEntries(client, valid, this.config.lookaheadMs, this.config.batchSize);
-      result.scanned = due.length;
+      // Fencing: lock the leases of the partitions this batch writes for (not every held
+      // partition: idle scans then lock nothing) and keep only those whose epoch is current.
+      const involved = new Set(scannedDue.map((d) => d.partition));
+      const valid = new Set(
+        await lockPartitionLeases(
+          client,
+          this.config.nodeId,
+          held.filter((h) => involved.has(h.partition)),
+        ),
+      );
+      if (valid.size < involved.size) {
+        result.fencedOut = [...involved].filter((p) => !valid.has(p));
+        this.leases.forget(result.fencedOut);
+        this.log.warn({ partitions: result.fencedOut.length }, 'fenced out of partitions; not writing for them');
+      }
+      const due = scannedDue.filter((d) => valid.has(d.partition));
       if (!due.length) {
-        await client.query('COMMIT');
+        await client.query('ROLLBACK');
         return result;
       }
 

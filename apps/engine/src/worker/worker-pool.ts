@@ -28,6 +28,9 @@ import type { SigningSecrets } from './secrets';
 import type { TenantLimits } from './tenant-limits';
 import type { Wakeups } from './wakeups';
 
+/** Fetch-and-claim transactions in flight at once on one node. */
+const MAX_CLAIMS = 4;
+
 export interface WorkerConfig {
   workerId: string;
   concurrency: number;
@@ -51,6 +54,9 @@ export class WorkerPool {
   private readonly inflight = new Map<string, Execution>();
   private readonly tenantInflight = new Map<string, number>();
   private pumping = false;
+  private readonly claiming = new Set<string>(); // tenants with a fetch in flight
+  private reserved = 0; // slots reserved by fetches in flight
+  private readonly claims = new Set<Promise<void>>();
   private again = false;
   private stopping = false;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -106,73 +112,90 @@ export class WorkerPool {
     }
   }
 
-  /** Fetch-and-claim until slots or ready queues run out. Re-entrant calls coalesce. */
+  /**
+   * Fetch-and-claim until slots or ready queues run out. Up to `MAX_CLAIMS` fetches for
+   * different tenants run at once; their slots are reserved up front so they never
+   * oversubscribe the node or a tenant. Re-entrant calls coalesce.
+   */
   pump(): void {
     if (this.pumping) {
       this.again = true;
       return;
     }
     this.pumping = true;
-    void this.pumpLoop()
-      .catch((err) => this.log.error({ err }, 'dispatch failed'))
-      .finally(() => {
-        this.pumping = false;
-        if (this.again && !this.stopping) {
-          this.again = false;
-          this.pump();
-        }
-      });
-  }
-
-  private async pumpLoop(): Promise<void> {
-    while (!this.stopping && this.ring.length) {
-      const free = this.config.concurrency - this.inflight.size;
-      if (free <= 0) return;
-      let progressed = false;
-      // One pass over the tenants, starting where the last pass stopped.
-      const tenants = this.ring.length;
-      for (let i = 0; i < tenants && !this.stopping; i++) {
-        const tenantId = this.ring[this.cursor++ % this.ring.length];
-        if (!tenantId) continue;
-        const room = Math.min(
-          this.config.concurrency - this.inflight.size,
-          this.limits.perNode(tenantId) - (this.tenantInflight.get(tenantId) ?? 0),
-          this.config.batchSize,
-        );
-        if (room <= 0) continue;
-        const priorities = PRIORITIES.filter((p) => this.ready.get(tenantId)?.has(p));
-        const priority = priorities[0];
-        if (!priority) continue;
-        const name = queueName(tenantId, priority);
-        const jobs = await this.boss.fetch<RunMessage>(name, { batchSize: room });
-        if (jobs.length < room) this.dropReady(tenantId, priority);
-        if (jobs.length) {
-          progressed = true;
-          await this.claim(name, jobs);
-        }
-      }
-      if (!progressed) return;
+    try {
+      this.dispatch();
+    } catch (err) {
+      this.log.error({ err }, 'dispatch failed');
+    } finally {
+      this.pumping = false;
+    }
+    if (this.again && !this.stopping) {
+      this.again = false;
+      queueMicrotask(() => this.pump());
     }
   }
 
-  private async claim(name: string, jobs: { id: string; retryCount: number; data: RunMessage }[]): Promise<void> {
-    const ids = jobs.map((j) => j.data.runId);
-    const times = jobs.map((j) => new Date(j.data.scheduledTime));
+  private dispatch(): void {
+    // One pass over the tenants, starting where the last pass stopped.
+    const tenants = this.ring.length;
+    for (let i = 0; i < tenants && !this.stopping && this.claiming.size < MAX_CLAIMS; i++) {
+      const tenantId = this.ring[this.cursor++ % this.ring.length];
+      if (!tenantId || this.claiming.has(tenantId)) continue;
+      const room = Math.min(
+        this.config.concurrency - this.inflight.size - this.reserved,
+        this.limits.perNode(tenantId) - (this.tenantInflight.get(tenantId) ?? 0),
+        this.config.batchSize,
+      );
+      if (this.config.concurrency - this.inflight.size - this.reserved <= 0) return;
+      if (room <= 0) continue;
+      const priority = PRIORITIES.find((p) => this.ready.get(tenantId)?.has(p));
+      if (!priority) continue;
+      this.claiming.add(tenantId);
+      this.reserved += room;
+      const task = this.fetchAndClaim(tenantId, priority, room)
+        .then((fetched) => {
+          if (fetched < room) this.dropReady(tenantId, priority);
+        })
+        .catch((err) => this.log.error({ err, tenantId }, 'fetch and claim failed'))
+        .finally(() => {
+          this.claiming.delete(tenantId);
+          this.claims.delete(task);
+          this.reserved -= room;
+          this.pump();
+        });
+      this.claims.add(task);
+    }
+  }
+
+  /**
+   * Fetches up to `room` due messages of one queue and claims their runs, in ONE transaction:
+   * the messages are settled in it too, so a crash at any point leaves either the messages
+   * (rolled back to queued) or the leased runs (for the reaper) — never neither.
+   */
+  private async fetchAndClaim(tenantId: string, priority: Priority, room: number): Promise<number> {
+    const name = queueName(tenantId, priority);
     const client = await this.pool.connect();
     let claimed: ClaimedRun[] = [];
+    let fetched = 0;
     try {
       await client.query('BEGIN');
-      const skipped = await skipOverlappingRuns(client, ids, times);
-      if (skipped.length) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, skipped.length);
-      claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
-      // The message's work now lives in the claimed run (leased); settle it in the same
-      // transaction so a crash after commit leaves the run to the reaper, not to pg-boss.
-      await this.boss.complete(
-        name,
-        jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
-        null,
-        { db: pgExecutor(client) },
-      );
+      const db = pgExecutor(client);
+      const jobs = await this.boss.fetch<RunMessage>(name, { batchSize: room, db });
+      fetched = jobs.length;
+      if (jobs.length) {
+        const ids = jobs.map((j) => j.data.runId);
+        const times = jobs.map((j) => new Date(j.data.scheduledTime));
+        const skipped = await skipOverlappingRuns(client, ids, times);
+        if (skipped.length) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, skipped.length);
+        claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
+        await this.boss.complete(
+          name,
+          jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+          null,
+          { db },
+        );
+      }
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -181,6 +204,7 @@ export class WorkerPool {
       client.release();
     }
     for (const run of claimed) this.execute(run);
+    return fetched;
   }
 
   private execute(run: ClaimedRun): void {
@@ -300,6 +324,7 @@ export class WorkerPool {
   /** Stop claiming; let running attempts finish within the grace period, then release them. */
   async stop(): Promise<void> {
     this.stopping = true;
+    await Promise.all([...this.claims]);
     const deadline = Date.now() + this.config.shutdownGraceMs;
     while (this.inflight.size && Date.now() < deadline) {
       await Promise.race([
