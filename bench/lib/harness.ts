@@ -134,7 +134,9 @@ export async function startEngines(url: string, count: number, env: Record<strin
   const children: ChildProcess[] = [];
   const started: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {
-    const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
+    // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each engine node there on exit.
+    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const child = spawn(nodeBin, [...prof, '--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
       cwd: root,
       env: {
         ...process.env,

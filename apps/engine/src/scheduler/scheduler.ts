@@ -155,6 +155,7 @@ export class Scheduler {
         else exhausted.push(entry.job_id);
       }
 
+      const overlapSkip = new Set(due.filter((d) => d.overlap_policy === 'skip').map((d) => d.job_id));
       const inserted = await insertScheduledRuns(client, runs);
       const toQueue = inserted.filter((r) => r.status === 'pending');
       await enqueueRuns(
@@ -165,6 +166,7 @@ export class Scheduler {
           tenantId: r.tenant_id,
           priority: r.priority,
           scheduledTime: r.scheduled_time,
+          overlapSkip: overlapSkip.has(r.job_id),
         })),
       );
       await advanceSchedule(client, advance, exhausted);

@@ -12,6 +12,8 @@ export interface SqlExecutor {
 export interface RunMessage {
   runId: string;
   scheduledTime: string; // ISO; with runId it addresses the run row (its partition key)
+  /** set for scheduled runs of overlap-skip jobs: only those need the overlap check on claim */
+  overlap?: true;
 }
 
 export interface EnqueueItem {
@@ -21,6 +23,8 @@ export interface EnqueueItem {
   scheduledTime: Date;
   /** when the run may start; default scheduledTime */
   startAfter?: Date;
+  /** the job's overlap policy is 'skip' (scheduled runs only) */
+  overlapSkip?: boolean;
 }
 
 export interface WakeHint {
@@ -49,7 +53,11 @@ export async function enqueueRuns(boss: QueueClient, executor: SqlExecutor, item
       list.map((item) => {
         const startAfter = item.startAfter ?? item.scheduledTime;
         times.add(startAfter.getTime());
-        const data: RunMessage = { runId: item.runId, scheduledTime: item.scheduledTime.toISOString() };
+        const data: RunMessage = {
+          runId: item.runId,
+          scheduledTime: item.scheduledTime.toISOString(),
+          ...(item.overlapSkip ? { overlap: true as const } : {}),
+        };
         return { data, startAfter };
       }),
       { db: executor },

@@ -16,6 +16,7 @@ export interface DueEntry {
   anchor_at: Date;
   priority: 'high' | 'normal' | 'low';
   misfire_policy: 'run_once' | 'catch_up' | 'skip';
+  overlap_policy: 'allow' | 'skip';
   db_now: Date;
 }
 
@@ -29,7 +30,7 @@ export async function selectDueEntries(
   const { rows } = await tx.query<DueEntry>(
     `SELECT se.job_id, se.tenant_id, se.partition, se.next_run_at,
             j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds, j.anchor_at,
-            j.priority, j.misfire_policy, now() AS db_now
+            j.priority, j.misfire_policy, j.overlap_policy, now() AS db_now
      FROM schedule_entries se
      JOIN jobs j ON j.id = se.job_id
      WHERE se.partition = ANY($1::int[])
