@@ -33,6 +33,7 @@ const say = (m: string) => process.stdout.write(`[belfry] ${m}\n`);
 function newestMtime(dir: string): number {
   let newest = 0;
   if (!existsSync(dir)) return newest;
+  if (!statSync(dir).isDirectory()) return statSync(dir).mtimeMs;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === 'node_modules' || entry.name === '.next' || entry.name === 'generated') continue;
     const path = join(dir, entry.name);

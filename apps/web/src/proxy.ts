@@ -4,13 +4,14 @@
 // server and every tRPC call checks user and membership against the database.
 import { getToken } from 'next-auth/jwt';
 import { type NextRequest, NextResponse } from 'next/server';
-import { webEnv } from '@/server/env';
 
 const PUBLIC = ['/signin', '/signup', '/invite'];
 
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   const { pathname, search } = req.nextUrl;
-  const token = await getToken({ req, secret: webEnv().NEXTAUTH_SECRET });
+  // next-auth reads NEXTAUTH_SECRET itself; importing the env module here would pull the
+  // database package into the proxy bundle.
+  const token = await getToken({ req });
   const isPublic = PUBLIC.some((p) => pathname === p || pathname.startsWith(`${p}/`));
   if (!token && !isPublic) {
     const url = req.nextUrl.clone();

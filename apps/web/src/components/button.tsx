@@ -36,7 +36,17 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   icon?: ReactNode;
 }
 
-export function Button({ variant = 'secondary', size = 'md', busy, icon, className = '', children, disabled, type, ...rest }: ButtonProps) {
+export function Button({
+  variant = 'secondary',
+  size = 'md',
+  busy,
+  icon,
+  className = '',
+  children,
+  disabled,
+  type,
+  ...rest
+}: ButtonProps) {
   return (
     <button
       type={type ?? 'button'}
@@ -57,7 +67,14 @@ export interface ButtonLinkProps extends AnchorHTMLAttributes<HTMLAnchorElement>
   size?: Size;
 }
 
-export function ButtonLink({ href, variant = 'secondary', size = 'md', className = '', children, ...rest }: ButtonLinkProps) {
+export function ButtonLink({
+  href,
+  variant = 'secondary',
+  size = 'md',
+  className = '',
+  children,
+  ...rest
+}: ButtonLinkProps) {
   return (
     <Link href={href} className={buttonClass(variant, size, className)} {...rest}>
       {children}

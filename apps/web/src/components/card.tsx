@@ -15,12 +15,12 @@ export function PageHeader({
   return (
     <div className="mb-6">
       {breadcrumb ? <div className="mb-2 text-sm text-slate-500">{breadcrumb}</div> : null}
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="min-w-0">
+      <div className="flex items-start justify-between gap-4">
+        <div className="min-w-0 flex-1">
           <h1 className="truncate text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
           {description ? <div className="mt-1 text-sm text-slate-600">{description}</div> : null}
         </div>
-        {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}
+        {actions ? <div className="flex shrink-0 flex-wrap items-center justify-end gap-2">{actions}</div> : null}
       </div>
     </div>
   );
@@ -60,7 +60,7 @@ export function Card({
 /** Label/value pairs in two columns. */
 export function DefinitionList({ items }: { items: Array<[ReactNode, ReactNode]> }) {
   return (
-    <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-6 gap-y-2.5 text-sm">
+    <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] content-start gap-x-6 gap-y-2.5 text-sm">
       {items.map(([k, v], i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: static, ordered pairs
         <div key={i} className="contents">

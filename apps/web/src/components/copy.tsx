@@ -4,7 +4,15 @@
 import { useState } from 'react';
 import { Button } from './button';
 
-export function CopyButton({ text, label = 'Copy', size = 'sm' }: { text: string; label?: string; size?: 'sm' | 'md' }) {
+export function CopyButton({
+  text,
+  label = 'Copy',
+  size = 'sm',
+}: {
+  text: string;
+  label?: string;
+  size?: 'sm' | 'md';
+}) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {

@@ -4,8 +4,18 @@ import type { ReactNode } from 'react';
 export function Empty({ title, children, action }: { title: ReactNode; children?: ReactNode; action?: ReactNode }) {
   return (
     <div className="flex flex-col items-center justify-center px-6 py-14 text-center">
-      <div className="mb-3 flex h-10 w-10 items-center justify-center rounded-full bg-slate-100 text-slate-400" aria-hidden="true">
-        <svg viewBox="0 0 24 24" className="h-5 w-5" fill="none" stroke="currentColor" strokeWidth="1.8">
+      <div
+        className="mb-3 flex h-10 w-10 items-center justify-center rounded-full bg-slate-100 text-slate-400"
+        aria-hidden="true"
+      >
+        <svg
+          viewBox="0 0 24 24"
+          className="h-5 w-5"
+          aria-hidden="true"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.8"
+        >
           <circle cx="12" cy="12" r="9" />
           <path d="M12 7v5l3 2" strokeLinecap="round" />
         </svg>
@@ -35,7 +45,13 @@ export function ErrorState({ error, retry }: { error: string; retry?: () => void
   );
 }
 
-export function Notice({ tone = 'info', children }: { tone?: 'info' | 'warn' | 'error' | 'success'; children: ReactNode }) {
+export function Notice({
+  tone = 'info',
+  children,
+}: {
+  tone?: 'info' | 'warn' | 'error' | 'success';
+  children: ReactNode;
+}) {
   const styles = {
     info: 'border-sky-200 bg-sky-50 text-sky-900',
     warn: 'border-amber-200 bg-amber-50 text-amber-900',

@@ -1,10 +1,16 @@
 'use client';
 // Form fields: a label tied to its control, a hint, and the field's errors (server-side
 // validation errors land here by their path). Inputs share one look and focus ring.
-import { type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useId } from 'react';
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useId,
+} from 'react';
 
 export const INPUT_CLASS =
-  'block w-full rounded-md border-0 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-xs ring-1 ring-inset ring-slate-300 ' +
+  'block rounded-md border-0 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-xs ring-1 ring-inset ring-slate-300 ' +
   'placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600 focus:outline-none ' +
   'disabled:bg-slate-50 disabled:text-slate-500 aria-[invalid=true]:ring-rose-400';
 
@@ -51,20 +57,25 @@ export function Field({
   );
 }
 
+/** Full width unless the caller sets a width. */
+function width(className: string): string {
+  return /(^|\s)(w-|flex-1|min-w-)/.test(className) ? '' : 'w-full';
+}
+
 export function Input({ className = '', ...rest }: InputHTMLAttributes<HTMLInputElement>) {
-  return <input className={`${INPUT_CLASS} ${className}`} {...rest} />;
+  return <input className={`${INPUT_CLASS} ${width(className)} ${className}`} {...rest} />;
 }
 
 export function Select({ className = '', children, ...rest }: SelectHTMLAttributes<HTMLSelectElement>) {
   return (
-    <select className={`${INPUT_CLASS} pr-8 ${className}`} {...rest}>
+    <select className={`${INPUT_CLASS} ${width(className)} pr-8 ${className}`} {...rest}>
       {children}
     </select>
   );
 }
 
 export function Textarea({ className = '', ...rest }: TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  return <textarea className={`${INPUT_CLASS} font-mono ${className}`} {...rest} />;
+  return <textarea className={`${INPUT_CLASS} w-full font-mono ${className}`} {...rest} />;
 }
 
 export function Checkbox({ label, ...rest }: InputHTMLAttributes<HTMLInputElement> & { label: ReactNode }) {

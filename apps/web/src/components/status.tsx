@@ -6,7 +6,15 @@ import { Badge, type Tone } from './badge';
 export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'dead' | 'cancelled' | 'skipped';
 export type JobStatus = 'active' | 'paused' | 'completed';
 
-export const RUN_STATUS_LIST: RunStatus[] = ['pending', 'running', 'succeeded', 'failed', 'dead', 'cancelled', 'skipped'];
+export const RUN_STATUS_LIST: RunStatus[] = [
+  'pending',
+  'running',
+  'succeeded',
+  'failed',
+  'dead',
+  'cancelled',
+  'skipped',
+];
 
 export const RUN_COLORS: Record<RunStatus, string> = {
   succeeded: '#10b981',
@@ -69,7 +77,13 @@ export function JobStatusBadge({ status }: { status: JobStatus }) {
 }
 
 /** The last outcomes, oldest left, newest right; each bar links to its run. */
-export function Sparkline({ runs, slots = 20 }: { runs: Array<{ id: string; status: RunStatus; scheduledTime: string }>; slots?: number }) {
+export function Sparkline({
+  runs,
+  slots = 20,
+}: {
+  runs: Array<{ id: string; status: RunStatus; scheduledTime: string }>;
+  slots?: number;
+}) {
   const ordered = [...runs].reverse();
   const counts = ordered.reduce<Record<string, number>>((acc, r) => {
     acc[r.status] = (acc[r.status] ?? 0) + 1;
@@ -84,7 +98,7 @@ export function Sparkline({ runs, slots = 20 }: { runs: Array<{ id: string; stat
     <div className="flex h-5 items-end gap-[2px]" role="img" aria-label={summary} title={summary}>
       {Array.from({ length: slots - ordered.length }, (_, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: placeholders have no identity
-        <span key={`e${i}`} className="h-1.5 w-1.5 rounded-[1px] bg-slate-100" />
+        <span key={`e${i}`} className="h-1 w-1 rounded-[1px] bg-slate-200" />
       ))}
       {ordered.map((r) => (
         <Link
@@ -92,8 +106,12 @@ export function Sparkline({ runs, slots = 20 }: { runs: Array<{ id: string; stat
           href={`/runs/${r.id}`}
           tabIndex={-1}
           aria-hidden="true"
-          className="w-1.5 rounded-[1px] hover:opacity-70"
-          style={{ background: RUN_COLORS[r.status], height: r.status === 'succeeded' ? '100%' : r.status === 'skipped' || r.status === 'cancelled' ? '40%' : '75%' }}
+          className="w-1 rounded-[1px] hover:opacity-70"
+          style={{
+            background: RUN_COLORS[r.status],
+            height:
+              r.status === 'succeeded' ? '100%' : r.status === 'skipped' || r.status === 'cancelled' ? '40%' : '75%',
+          }}
         />
       ))}
     </div>

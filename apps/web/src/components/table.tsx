@@ -15,7 +15,7 @@ export function Th({ children, className = '', ...rest }: ThHTMLAttributes<HTMLT
   return (
     <th
       scope="col"
-      className={`bg-slate-50 px-4 py-2.5 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-600 uppercase ${className}`}
+      className={`bg-slate-50 px-3 py-2.5 first:pl-4 last:pr-4 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-600 uppercase ${className}`}
       {...rest}
     >
       {children}
@@ -25,7 +25,7 @@ export function Th({ children, className = '', ...rest }: ThHTMLAttributes<HTMLT
 
 export function Td({ children, className = '', ...rest }: TdHTMLAttributes<HTMLTableCellElement>) {
   return (
-    <td className={`px-4 py-3 align-middle text-slate-700 ${className}`} {...rest}>
+    <td className={`px-3 py-3 align-middle first:pl-4 last:pr-4 text-slate-700 ${className}`} {...rest}>
       {children}
     </td>
   );

@@ -42,7 +42,9 @@ export function Tabs<T extends string>({
             }`}
           >
             {o.label}
-            {o.count !== undefined ? <span className="ml-1.5 text-xs text-slate-400 tabular-nums">{o.count}</span> : null}
+            {o.count !== undefined ? (
+              <span className="ml-1.5 text-xs text-slate-400 tabular-nums">{o.count}</span>
+            ) : null}
           </button>
         );
       })}

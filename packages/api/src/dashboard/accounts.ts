@@ -33,7 +33,11 @@ export type SignUpInput = z.output<typeof SignUpInput>;
 
 function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
-  return e?.code === '23505' || e?.code === 'P2002' || (typeof e?.message === 'string' && e.message.includes('users_email_key'));
+  return (
+    e?.code === '23505' ||
+    e?.code === 'P2002' ||
+    (typeof e?.message === 'string' && e.message.includes('users_email_key'))
+  );
 }
 
 export function emailTaken(): AppError {

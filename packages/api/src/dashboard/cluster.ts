@@ -69,7 +69,13 @@ function likeEscape(s: string): string {
 async function queueDepth(deps: ServiceDeps, tenantId: string): Promise<QueueDepth[]> {
   const empty = PRIORITIES.map((priority) => ({ priority, tenant: 0, tenantDue: 0, total: 0, totalDue: 0 }));
   try {
-    const { rows } = await deps.pool.query<{ priority: string; tenant: number; tenant_due: number; total: number; total_due: number }>(
+    const { rows } = await deps.pool.query<{
+      priority: string;
+      tenant: number;
+      tenant_due: number;
+      total: number;
+      total_due: number;
+    }>(
       `SELECT split_part(name, '.', 3) AS priority,
               count(*) FILTER (WHERE name LIKE $1)::int AS tenant,
               count(*) FILTER (WHERE name LIKE $1 AND start_after <= now())::int AS tenant_due,
@@ -82,7 +88,8 @@ async function queueDepth(deps: ServiceDeps, tenantId: string): Promise<QueueDep
     );
     for (const r of rows) {
       const slot = empty.find((e) => e.priority === r.priority);
-      if (slot) Object.assign(slot, { tenant: r.tenant, tenantDue: r.tenant_due, total: r.total, totalDue: r.total_due });
+      if (slot)
+        Object.assign(slot, { tenant: r.tenant, tenantDue: r.tenant_due, total: r.total, totalDue: r.total_due });
     }
   } catch (err) {
     // No engine has started yet, so pg-boss has not created its schema: nothing is queued.

@@ -76,24 +76,45 @@ export async function listDeadRuns(
      ORDER BY q.finished_at DESC, q.id DESC`,
     values,
   );
-  const page = toPage('dlq', rows, input.limit, (r) => ({ t: r.sort_ts, id: r.id }), (r) => r);
+  const page = toPage(
+    'dlq',
+    rows,
+    input.limit,
+    (r) => ({ t: r.sort_ts, id: r.id }),
+    (r) => r,
+  );
   const views = await withAttempts(deps.pool, actor.tenantId, page.data);
   return {
-    data: views.map((v, i) => ({ ...v, jobName: page.data[i]?.job_name ?? '', lastError: page.data[i]?.last_error ?? null })),
+    data: views.map((v, i) => ({
+      ...v,
+      jobName: page.data[i]?.job_name ?? '',
+      lastError: page.data[i]?.last_error ?? null,
+    })),
     nextCursor: page.nextCursor,
   };
 }
 
 /** How many dead runs "replay all matching" would replay now (the dry run the page shows first). */
-export async function countDeadRuns(deps: ServiceDeps, actor: Actor, filter: DeadLetterFilter): Promise<{ count: number }> {
+export async function countDeadRuns(
+  deps: ServiceDeps,
+  actor: Actor,
+  filter: DeadLetterFilter,
+): Promise<{ count: number }> {
   authorize(actor, 'runs:read');
   const { where, values } = whereOf(actor, filter);
-  const { rows } = await deps.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs r WHERE ${where.join(' AND ')}`, values);
+  const { rows } = await deps.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM runs r WHERE ${where.join(' AND ')}`,
+    values,
+  );
   return { count: rows[0]?.n ?? 0 };
 }
 
 /** Replays every dead run matching the filter (the service's `all`, or batches of ids when filtered by time). */
-export async function replayMatching(deps: ServiceDeps, actor: Actor, filter: DeadLetterFilter): Promise<{ replayed: number }> {
+export async function replayMatching(
+  deps: ServiceDeps,
+  actor: Actor,
+  filter: DeadLetterFilter,
+): Promise<{ replayed: number }> {
   if (!filter.since && !filter.until) {
     const result = await replayDeadLetter(deps, actor, { all: true, ...(filter.jobId ? { jobId: filter.jobId } : {}) });
     return { replayed: 'replayed' in result ? result.replayed : 0 };
@@ -114,7 +135,11 @@ export async function replayMatching(deps: ServiceDeps, actor: Actor, filter: De
 }
 
 /** Takes dead runs out of the queue without running them again: they become cancelled. */
-export async function discardDeadRuns(deps: ServiceDeps, actor: Actor, runIds: string[]): Promise<{ discarded: number }> {
+export async function discardDeadRuns(
+  deps: ServiceDeps,
+  actor: Actor,
+  runIds: string[],
+): Promise<{ discarded: number }> {
   authorize(actor, 'runs:write');
   const keys = [...new Set(runIds)].map(runKey).filter((k) => k !== null);
   if (!keys.length) return { discarded: 0 };
@@ -127,8 +152,29 @@ export async function discardDeadRuns(deps: ServiceDeps, actor: Actor, runIds: s
       [actor.tenantId, keys.map((k) => k.id), keys.map((k) => k.scheduledTime)],
     );
     if (rows.length) {
-      await auditSql(db, actor, 'dead_letter.discarded', 'dead_letter', null, { count: rows.length, runIds: rows.map((r) => r.id) });
+      await auditSql(db, actor, 'dead_letter.discarded', 'dead_letter', null, {
+        count: rows.length,
+        runIds: rows.map((r) => r.id),
+      });
     }
     return { discarded: rows.length };
   });
+}
+
+/** The jobs that have runs in the dead-letter queue, with how many, for the page's job filter. */
+export async function deadLetterJobs(
+  deps: ServiceDeps,
+  actor: Actor,
+): Promise<Array<{ jobId: string; name: string; count: number }>> {
+  authorize(actor, 'runs:read');
+  const { rows } = await deps.pool.query<{ job_id: string; name: string; count: number }>(
+    `SELECT r.job_id, j.name, count(*)::int AS count
+       FROM runs r JOIN jobs j ON j.id = r.job_id
+      WHERE r.tenant_id = $1 AND ${IN_QUEUE}
+      GROUP BY r.job_id, j.name
+      ORDER BY count(*) DESC, j.name
+      LIMIT 500`,
+    [actor.tenantId],
+  );
+  return rows.map((r) => ({ jobId: r.job_id, name: r.name, count: r.count }));
 }

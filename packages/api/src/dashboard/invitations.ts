@@ -94,7 +94,16 @@ export async function createInvitation(
     await db.query(
       `INSERT INTO invitations (id, tenant_id, email, role, token_hash, invited_by, expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [id, actor.tenantId, input.email, input.role, hashToken(token), actor.id, new Date(now.getTime() + INVITATION_TTL_MS), now],
+      [
+        id,
+        actor.tenantId,
+        input.email,
+        input.role,
+        hashToken(token),
+        actor.id,
+        new Date(now.getTime() + INVITATION_TTL_MS),
+        now,
+      ],
     );
     await auditSql(db, actor, 'invitation.created', 'invitation', id, { email: input.email, role: input.role });
     const { rows } = await db.query<InvitationRow>(`${SELECT} WHERE i.id = $1`, [id]);
@@ -116,10 +125,10 @@ export async function listInvitations(deps: ServiceDeps, actor: UserActor): Prom
 export async function revokeInvitation(deps: ServiceDeps, actor: UserActor, invitationId: string): Promise<void> {
   requireRole(actor.role, 'admin', 'revoking invitations');
   await withTransaction(deps.pool, async (db) => {
-    const { rowCount } = await db.query('DELETE FROM invitations WHERE id = $1 AND tenant_id = $2 AND accepted_at IS NULL', [
-      invitationId,
-      actor.tenantId,
-    ]);
+    const { rowCount } = await db.query(
+      'DELETE FROM invitations WHERE id = $1 AND tenant_id = $2 AND accepted_at IS NULL',
+      [invitationId, actor.tenantId],
+    );
     if (!rowCount) throw AppError.notFound('Invitation');
     await auditSql(db, actor, 'invitation.revoked', 'invitation', invitationId, {});
   });
@@ -156,7 +165,9 @@ export async function previewInvitation(deps: ServiceDeps, token: string): Promi
 }
 
 async function claim(db: Queryable, token: string, email: string, now: Date): Promise<InvitationRow> {
-  const { rows } = await db.query<InvitationRow>(`${SELECT} WHERE i.token_hash = $1 FOR UPDATE OF i`, [hashToken(token)]);
+  const { rows } = await db.query<InvitationRow>(`${SELECT} WHERE i.token_hash = $1 FOR UPDATE OF i`, [
+    hashToken(token),
+  ]);
   const inv = rows[0];
   if (!inv) throw AppError.notFound('Invitation');
   if (inv.accepted_at) throw new AppError('conflict', 'this invitation has already been used');
@@ -173,9 +184,16 @@ async function join(db: Queryable, inv: InvitationRow, userId: string, now: Date
     [inv.tenant_id, userId, inv.role, now],
   );
   await db.query('UPDATE invitations SET accepted_at = $2 WHERE id = $1', [inv.id, now]);
-  await auditSql(db, { type: 'user', id: userId, tenantId: inv.tenant_id, role: inv.role }, 'invitation.accepted', 'invitation', inv.id, {
-    role: inv.role,
-  });
+  await auditSql(
+    db,
+    { type: 'user', id: userId, tenantId: inv.tenant_id, role: inv.role },
+    'invitation.accepted',
+    'invitation',
+    inv.id,
+    {
+      role: inv.role,
+    },
+  );
 }
 
 /** The signed-in user joins the invitation's tenant (their address must be the invited one). */

@@ -23,14 +23,26 @@ export const ChangeRoleInput = z.strictObject({ userId: z.string().min(1).max(10
 export const RemoveMemberInput = z.strictObject({ userId: z.string().min(1).max(100) });
 
 export async function listMembers(deps: ServiceDeps, actor: UserActor): Promise<MemberView[]> {
-  const { rows } = await deps.pool.query<{ user_id: string; email: string; name: string | null; role: Role; created_at: Date }>(
+  const { rows } = await deps.pool.query<{
+    user_id: string;
+    email: string;
+    name: string | null;
+    role: Role;
+    created_at: Date;
+  }>(
     `SELECT m.user_id, u.email, u.name, m.role, m.created_at
        FROM memberships m JOIN users u ON u.id = m.user_id
       WHERE m.tenant_id = $1
       ORDER BY array_position(ARRAY['owner','admin','member','viewer'], m.role), lower(u.email)`,
     [actor.tenantId],
   );
-  return rows.map((r) => ({ userId: r.user_id, email: r.email, name: r.name, role: r.role, joinedAt: r.created_at.toISOString() }));
+  return rows.map((r) => ({
+    userId: r.user_id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    joinedAt: r.created_at.toISOString(),
+  }));
 }
 
 async function lockMembers(db: Queryable, tenantId: string): Promise<Map<string, Role>> {
@@ -80,7 +92,8 @@ export async function removeMember(deps: ServiceDeps, actor: UserActor, userId: 
     const members = await lockMembers(db, actor.tenantId);
     const current = members.get(userId);
     if (!current) throw AppError.notFound('Member');
-    if (current === 'owner' && !self && actor.role !== 'owner') throw new AppError('forbidden', 'only an owner can remove an owner');
+    if (current === 'owner' && !self && actor.role !== 'owner')
+      throw new AppError('forbidden', 'only an owner can remove an owner');
     if (current === 'owner' && ownersOf(members) === 1) {
       throw new AppError('conflict', 'the only owner cannot leave; make someone else an owner first');
     }

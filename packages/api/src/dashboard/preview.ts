@@ -9,8 +9,17 @@ import { authorize } from '../security/scopes';
 import { previewSchedule } from '../services/schedule-preview';
 
 export const PreviewInput = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('cron'), expression: CronExpression, timezone: TimeZone.default('UTC'), count: z.int().min(1).max(20).default(5) }),
-  z.strictObject({ type: z.literal('interval'), everySeconds: IntervalScheduleInput.shape.everySeconds, count: z.int().min(1).max(20).default(5) }),
+  z.strictObject({
+    type: z.literal('cron'),
+    expression: CronExpression,
+    timezone: TimeZone.default('UTC'),
+    count: z.int().min(1).max(20).default(5),
+  }),
+  z.strictObject({
+    type: z.literal('interval'),
+    everySeconds: IntervalScheduleInput.shape.everySeconds,
+    count: z.int().min(1).max(20).default(5),
+  }),
 ]);
 export type PreviewInput = z.output<typeof PreviewInput>;
 
@@ -19,11 +28,19 @@ export interface PreviewTime {
   dstNote: string | null;
 }
 
-export async function previewWithNotes(deps: ServiceDeps, actor: Actor, input: PreviewInput): Promise<{ times: PreviewTime[] }> {
+export async function previewWithNotes(
+  deps: ServiceDeps,
+  actor: Actor,
+  input: PreviewInput,
+): Promise<{ times: PreviewTime[] }> {
   authorize(actor, 'jobs:read');
   const { times } =
     input.type === 'cron'
-      ? await previewSchedule(deps, actor, { expression: input.expression, timezone: input.timezone, count: input.count })
+      ? await previewSchedule(deps, actor, {
+          expression: input.expression,
+          timezone: input.timezone,
+          count: input.count,
+        })
       : await previewSchedule(deps, actor, { everySeconds: input.everySeconds, count: input.count });
   return {
     times: times.map((at) => ({

@@ -7,8 +7,9 @@ import { takeToken } from '../services/rate-limit';
 const LIMITS = {
   // 10 tries at once, then one every 6 seconds, per address being signed in to.
   signin: { perSecond: 1 / 6, burst: 10 },
-  // 5 accounts at once, then one a minute, per client address.
-  signup: { perSecond: 1 / 60, burst: 5 },
+  // 20 accounts at once, then one every 10 seconds, per client address (behind no proxy the
+  // web app cannot see addresses, and this becomes one bucket for everyone).
+  signup: { perSecond: 1 / 10, burst: 20 },
 } as const;
 
 export async function throttle(deps: ServiceDeps, door: keyof typeof LIMITS, key: string): Promise<void> {

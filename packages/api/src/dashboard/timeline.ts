@@ -19,7 +19,10 @@ export const TimelineInput = z
     to: z.iso.datetime({ offset: true }),
   })
   .refine((w) => Date.parse(w.from) < Date.parse(w.to), { path: ['to'], error: 'must be after from' })
-  .refine((w) => Date.parse(w.to) - Date.parse(w.from) <= MAX_WINDOW_MS, { path: ['from'], error: 'window is at most 31 days' });
+  .refine((w) => Date.parse(w.to) - Date.parse(w.from) <= MAX_WINDOW_MS, {
+    path: ['from'],
+    error: 'window is at most 31 days',
+  });
 
 export interface TimelinePoint {
   id: string;
@@ -46,9 +49,14 @@ export interface Timeline {
   truncated: boolean;
 }
 
-export async function jobTimeline(deps: ServiceDeps, actor: Actor, input: z.output<typeof TimelineInput>): Promise<Timeline> {
+export async function jobTimeline(
+  deps: ServiceDeps,
+  actor: Actor,
+  input: z.output<typeof TimelineInput>,
+): Promise<Timeline> {
   authorize(actor, 'runs:read');
-  if (!(await selectJob(deps.pool, actor.tenantId, input.jobId, { includeDeleted: true }))) throw AppError.notFound('Job');
+  if (!(await selectJob(deps.pool, actor.tenantId, input.jobId, { includeDeleted: true })))
+    throw AppError.notFound('Job');
   const { rows } = await deps.pool.query<{
     id: string;
     scheduled_time: Date;

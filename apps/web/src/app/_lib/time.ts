@@ -57,14 +57,40 @@ export function formatInZone(iso: string | null | undefined, timeZone: string, w
   }
 }
 
+/** Shorter, for tables: no year when it is this year's, minutes and seconds always. */
+export function formatCompact(iso: string | null | undefined, timeZone: string = viewerZone()): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const sameYear = d.getUTCFullYear() === new Date().getUTCFullYear();
+  try {
+    return new Intl.DateTimeFormat(undefined, {
+      timeZone,
+      ...(sameYear ? {} : { year: 'numeric' }),
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hour12: false,
+      timeZoneName: 'short',
+    }).format(d);
+  } catch {
+    return iso;
+  }
+}
+
 export function formatLocal(iso: string | null | undefined): string {
   return formatInZone(iso, viewerZone());
 }
 
 export function formatTimeOnly(iso: string, timeZone: string = viewerZone()): string {
-  return new Intl.DateTimeFormat(undefined, { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false }).format(
-    new Date(iso),
-  );
+  return new Intl.DateTimeFormat(undefined, {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hour12: false,
+  }).format(new Date(iso));
 }
 
 export function formatMs(ms: number | null | undefined): string {

@@ -21,12 +21,14 @@ export const accountRouter = router({
     return { user: ctx.user, memberships: ctx.session.memberships, active };
   }),
 
-  switchTenant: signedInProcedure.input(z.strictObject({ tenantId: z.string().min(1).max(100) })).mutation(({ ctx, input }) => {
-    const membership = ctx.session.memberships.find((m) => m.tenantId === input.tenantId);
-    if (!membership) throw new TRPCError({ code: 'NOT_FOUND', message: 'Workspace not found' });
-    ctx.setActiveTenant(membership.tenantId);
-    return membership;
-  }),
+  switchTenant: signedInProcedure
+    .input(z.strictObject({ tenantId: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => {
+      const membership = ctx.session.memberships.find((m) => m.tenantId === input.tenantId);
+      if (!membership) throw new TRPCError({ code: 'NOT_FOUND', message: 'Workspace not found' });
+      ctx.setActiveTenant(membership.tenantId);
+      return membership;
+    }),
 
   createWorkspace: signedInProcedure.input(z.strictObject({ name: WorkspaceName })).mutation(async ({ ctx, input }) => {
     const created = await createWorkspace(ctx.deps, ctx.user.id, input.name);
@@ -34,11 +36,13 @@ export const accountRouter = router({
     return created;
   }),
 
-  acceptInvitation: signedInProcedure.input(z.strictObject({ token: InvitationToken })).mutation(async ({ ctx, input }) => {
-    const joined = await acceptInvitation(ctx.deps, ctx.user, input.token);
-    ctx.setActiveTenant(joined.tenantId);
-    return joined;
-  }),
+  acceptInvitation: signedInProcedure
+    .input(z.strictObject({ token: InvitationToken }))
+    .mutation(async ({ ctx, input }) => {
+      const joined = await acceptInvitation(ctx.deps, ctx.user, input.token);
+      ctx.setActiveTenant(joined.tenantId);
+      return joined;
+    }),
 
   signUp: publicProcedure.input(SignUpInput).mutation(async ({ ctx, input }) => {
     await throttle(ctx.deps, 'signup', ctx.clientKey ?? 'unknown');

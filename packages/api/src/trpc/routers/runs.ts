@@ -5,6 +5,7 @@ import {
   countDeadRuns,
   DeadLetterFilter,
   DeadLetterListInput,
+  deadLetterJobs,
   discardDeadRuns,
   listDeadRuns,
   RunIdsInput,
@@ -27,15 +28,18 @@ export const runsRouter = router({
 
 export const deadLetterRouter = router({
   list: tenantProcedure.input(DeadLetterListInput).query(({ ctx, input }) => listDeadRuns(ctx.deps, ctx.actor, input)),
+  jobs: tenantProcedure.query(({ ctx }) => deadLetterJobs(ctx.deps, ctx.actor)),
   count: tenantProcedure.input(DeadLetterFilter).query(({ ctx, input }) => countDeadRuns(ctx.deps, ctx.actor, input)),
-  replay: tenantProcedure
+  replay: tenantProcedure.input(RunIdsInput).mutation(async ({ ctx, input }) => {
+    const result = await replayDeadLetter(ctx.deps, ctx.actor, { runIds: input.runIds });
+    return { replayed: 'replayed' in result ? result.replayed : 0 };
+  }),
+  replayMatching: tenantProcedure
+    .input(DeadLetterFilter)
+    .mutation(({ ctx, input }) => replayMatching(ctx.deps, ctx.actor, input)),
+  discard: tenantProcedure
     .input(RunIdsInput)
-    .mutation(async ({ ctx, input }) => {
-      const result = await replayDeadLetter(ctx.deps, ctx.actor, { runIds: input.runIds });
-      return { replayed: 'replayed' in result ? result.replayed : 0 };
-    }),
-  replayMatching: tenantProcedure.input(DeadLetterFilter).mutation(({ ctx, input }) => replayMatching(ctx.deps, ctx.actor, input)),
-  discard: tenantProcedure.input(RunIdsInput).mutation(({ ctx, input }) => discardDeadRuns(ctx.deps, ctx.actor, input.runIds)),
+    .mutation(({ ctx, input }) => discardDeadRuns(ctx.deps, ctx.actor, input.runIds)),
 });
 
 export const scheduleRouter = router({

@@ -3,7 +3,13 @@
 import { z } from 'zod';
 import { clusterOverview } from '../../dashboard/cluster';
 import { createInvitation, InviteInput, listInvitations, revokeInvitation } from '../../dashboard/invitations';
-import { ChangeRoleInput, changeMemberRole, listMembers, RemoveMemberInput, removeMember } from '../../dashboard/members';
+import {
+  ChangeRoleInput,
+  changeMemberRole,
+  listMembers,
+  RemoveMemberInput,
+  removeMember,
+} from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
@@ -12,7 +18,9 @@ const ById = z.strictObject({ id: z.string().min(1).max(100) });
 
 export const apiKeysRouter = router({
   list: tenantProcedure.query(({ ctx }) => listApiKeys(ctx.deps, ctx.actor)),
-  create: tenantProcedure.input(ApiKeyCreateInput).mutation(({ ctx, input }) => createApiKey(ctx.deps, ctx.actor, input)),
+  create: tenantProcedure
+    .input(ApiKeyCreateInput)
+    .mutation(({ ctx, input }) => createApiKey(ctx.deps, ctx.actor, input)),
   revoke: tenantProcedure.input(ById).mutation(({ ctx, input }) => revokeApiKey(ctx.deps, ctx.actor, input.id)),
 });
 
@@ -23,7 +31,9 @@ export const signingSecretRouter = router({
 
 export const membersRouter = router({
   list: tenantProcedure.query(({ ctx }) => listMembers(ctx.deps, ctx.actor)),
-  changeRole: tenantProcedure.input(ChangeRoleInput).mutation(({ ctx, input }) => changeMemberRole(ctx.deps, ctx.actor, input)),
+  changeRole: tenantProcedure
+    .input(ChangeRoleInput)
+    .mutation(({ ctx, input }) => changeMemberRole(ctx.deps, ctx.actor, input)),
   remove: tenantProcedure.input(RemoveMemberInput).mutation(async ({ ctx, input }) => {
     await removeMember(ctx.deps, ctx.actor, input.userId);
     return { userId: input.userId };

@@ -1,7 +1,7 @@
 // The dashboard's tRPC endpoint. Builds the request context from next-auth's JWT (the user)
 // and the tenant cookie (their pick, verified against memberships by the router), refuses
 // cross-site writes, and logs failures once: expected ones at warn, ours at error.
-import { appRouter, createDashboardContext } from '@belfry/api';
+import { appRouter, createDashboardContext, publicMessage } from '@belfry/api';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
@@ -44,9 +44,11 @@ async function handler(req: NextRequest): Promise<Response> {
       });
     },
     onError({ error, path }) {
-      const status = error.code;
-      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'dashboard request failed');
-      else log.warn({ path, code: status, message: error.message }, 'dashboard request refused');
+      if (error.code === 'INTERNAL_SERVER_ERROR') {
+        log.error({ err: error.cause ?? error, path }, 'dashboard request failed');
+      } else {
+        log.warn({ path, code: error.code, message: publicMessage(error) }, 'dashboard request refused');
+      }
     },
   });
 }
