@@ -9,6 +9,7 @@ import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
 import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
 import { runHerd, type HerdResult } from './scenarios/herd';
+import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
@@ -18,6 +19,7 @@ const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice(7);
 const only = onlyArg ? new Set(onlyArg.split(',')) : null;
 const want = (name: string) => !only || only.has(name);
+const steadyRate = Number(args.find((a) => a.startsWith('--steady-rate='))?.slice(14) ?? 1000);
 
 const P = quick
   ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 50_000, fairSmall: 100 }
@@ -52,14 +54,17 @@ async function main() {
     );
   }
   if (want('steady')) {
-    log(`steady: 1000 occurrences/s for ${P.steadySeconds} s`);
-    steady = await runSteady({ perSecond: 1000, seconds: P.steadySeconds, engines: 2, tenants: 20 });
+    log(`steady: ${steadyRate} occurrences/s for ${P.steadySeconds} s`);
+    steady = await runSteady({ perSecond: steadyRate, seconds: P.steadySeconds, engines: 2, tenants: 20 });
     const { points, lags, ...rest } = steady;
     results.steady = rest;
-    writeFileSync(join(outDir, 'steady-lag-over-time.svg'), lagOverTime('Steady 1000/s: start lag over time', points));
+    writeFileSync(
+      join(outDir, 'steady-lag-over-time.svg'),
+      lagOverTime(`Steady ${steadyRate}/s: start lag over time`, points),
+    );
     writeFileSync(
       join(outDir, 'steady-lag-histogram.svg'),
-      lagHistogram('Steady 1000/s: start-lag distribution', lags),
+      lagHistogram(`Steady ${steadyRate}/s: start-lag distribution`, lags),
     );
   }
   if (want('overhead')) {
@@ -89,6 +94,12 @@ async function main() {
       latencyRatioP99:
         small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
     };
+  }
+  let failover: FailoverResult | undefined;
+  if (want('failover')) {
+    log('failover: three nodes, 100 occurrences/s, one killed with SIGKILL after 20 s');
+    failover = await runFailover({ perSecond: 100, seconds: quick ? 50 : 60, killAfterSeconds: 20 });
+    results.failover = failover;
   }
   if (want('fairness')) {
     log(`fairness: one tenant with ${P.fairBig} due at once, nine with ${P.fairSmall}`);
@@ -191,6 +202,28 @@ async function main() {
     rows.push(['fairness', 'small tenants start lag p99 (worst)', fmt(f.smallTenantsP99Max), '≤ 2000 ms']);
     rows.push(['fairness', 'big tenant p50/p99', `${fmt(f.bigTenant?.p50)} / ${fmt(f.bigTenant?.p99)}`, '']);
     rows.push(['fairness', 'duplicates / missing', `${fair.duplicates} / ${fair.missing}`, '0 / 0']);
+  }
+  if (failover) {
+    rows.push(['failover', 'occurrences delivered / expected', `${failover.delivered} / ${failover.expected}`, '']);
+    rows.push(['failover', 'missing / duplicates', `${failover.missing} / ${failover.duplicates}`, '0 / 0']);
+    rows.push([
+      'failover',
+      'partitions of the killed node taken over after',
+      fmt(failover.takeoverMs),
+      '≤ lease (15 s)',
+    ]);
+    rows.push([
+      'failover',
+      'lag p50/p99/max before kill',
+      `${fmt(failover.lagBefore.p50)} / ${fmt(failover.lagBefore.p99)} / ${fmt(failover.lagBefore.max)}`,
+      '',
+    ]);
+    rows.push([
+      'failover',
+      'lag p50/p99/max after kill',
+      `${fmt(failover.lagAfterKill.p50)} / ${fmt(failover.lagAfterKill.p99)} / ${fmt(failover.lagAfterKill.max)}`,
+      '',
+    ]);
   }
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');

@@ -127,6 +127,7 @@ export async function startSink(): Promise<Sink> {
 }
 
 export interface Engines {
+  children: ChildProcess[];
   stop(): Promise<void>;
 }
 
@@ -159,18 +160,19 @@ export async function startEngines(url: string, count: number, env: Record<strin
           if (line.includes('"level":50') || line.includes('"level":60'))
             process.stderr.write(`[bench-${i + 1}] ${line.slice(0, 400)}\n`);
         });
-        child.once('exit', (code) => reject(new Error(`engine bench-${i + 1} exited with ${code}`)));
+        child.once('exit', (code, signal) => reject(new Error(`engine bench-${i + 1} exited with ${code ?? signal}`)));
       }),
     );
   }
   await Promise.all(started);
   return {
+    children,
     async stop() {
       await Promise.all(
         children.map(
           (c) =>
             new Promise<void>((resolve) => {
-              if (c.exitCode !== null) return resolve();
+              if (c.exitCode !== null || c.signalCode !== null) return resolve();
               c.once('exit', () => resolve());
               c.kill('SIGTERM');
               setTimeout(() => c.kill('SIGKILL'), 30_000).unref();
