@@ -30,7 +30,7 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
   // A stopped (SIGSTOP) node must not hold locks forever: the server aborts its idle
   // transaction, which rolls back whatever it had not committed.
   const pool = createPool(target.url, {
-    max: 20,
+    max: 30,
     name: `belfry-engine:${env.nodeId}`,
     options: `-c idle_in_transaction_session_timeout=${Math.min(10_000, env.partitionLeaseMs)} -c lock_timeout=10000`,
   });

@@ -66,7 +66,9 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
     if (earliest === Number.POSITIVE_INFINITY || earliest >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = earliest;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, earliest - this.clock.now()));
+    // A couple of milliseconds late rather than early: pg-boss compares start_after with the
+    // database's now(), and a fetch that comes up empty would wait for the next discovery.
+    this.timer = setTimeout(() => this.fire(), Math.max(0, earliest - this.clock.now() + 2));
   }
 
   private fire(): void {

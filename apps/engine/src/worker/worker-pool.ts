@@ -29,7 +29,7 @@ import type { TenantLimits } from './tenant-limits';
 import type { Wakeups } from './wakeups';
 
 /** Fetch-and-claim transactions in flight at once on one node. */
-const MAX_CLAIMS = 4;
+const MAX_CLAIMS = 8;
 
 export interface WorkerConfig {
   workerId: string;
@@ -57,6 +57,7 @@ export class WorkerPool {
   private readonly claiming = new Set<string>(); // tenants with a fetch in flight
   private reserved = 0; // slots reserved by fetches in flight
   private readonly claims = new Set<Promise<void>>();
+  private readonly emptyRetries = new Map<string, number>(); // queue -> when it was last re-checked
   private again = false;
   private stopping = false;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -156,6 +157,14 @@ export class WorkerPool {
       const task = this.fetchAndClaim(tenantId, priority, room)
         .then((fetched) => {
           if (fetched < room) this.dropReady(tenantId, priority);
+          // Woken for work that was not there yet (clock edge): look once more shortly, rather
+          // than waiting for the next discovery pass.
+          const name = queueName(tenantId, priority);
+          const last = this.emptyRetries.get(name) ?? 0;
+          if (fetched === 0 && Date.now() - last > 500) {
+            this.emptyRetries.set(name, Date.now());
+            this.wakeups.hint(name, this.clock.now() + 20);
+          }
         })
         .catch((err) => this.log.error({ err, tenantId }, 'fetch and claim failed'))
         .finally(() => {
