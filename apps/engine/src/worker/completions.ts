@@ -61,7 +61,7 @@ export class CompletionBatcher {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        const recorded = await this.write(batch.map((p) => p.outcome));
+        const recorded = await this.writeWithRetry(batch.map((p) => p.outcome));
         for (const p of batch) p.resolve(recorded.has(p.outcome.runId));
       } catch (err) {
         this.log.error({ err, size: batch.length }, 'recording outcomes failed');
@@ -70,7 +70,26 @@ export class CompletionBatcher {
     }
   }
 
+  /** Deadlocks and serialization failures are transient: the whole batch is simply retried. */
+  private async writeWithRetry(outcomes: AttemptOutcome[]): Promise<Set<string>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write(outcomes);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if ((code !== '40P01' && code !== '40001') || attempt >= 5) throw err;
+        this.log.warn(
+          { code, attempt, size: outcomes.length },
+          'recording outcomes hit a transient conflict; retrying',
+        );
+        await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+      }
+    }
+  }
+
   private async write(outcomes: AttemptOutcome[]): Promise<Set<string>> {
+    // Rows are locked in one order (by id) in every batch, so two batches cannot deadlock.
+    outcomes = [...outcomes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');

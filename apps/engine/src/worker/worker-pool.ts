@@ -44,6 +44,8 @@ interface Execution {
   run: ClaimedRun;
   abort: AbortController;
   reason: 'cancelled' | 'lease-lost' | 'shutdown' | null;
+  /** the handler returned; its outcome is being recorded (no more heartbeats needed) */
+  finished: boolean;
   done: Promise<void>;
 }
 
@@ -226,7 +228,7 @@ export class WorkerPool {
 
   private execute(run: ClaimedRun): void {
     const abort = new AbortController();
-    const execution: Execution = { run, abort, reason: null, done: Promise.resolve() };
+    const execution: Execution = { run, abort, reason: null, finished: false, done: Promise.resolve() };
     this.inflight.set(run.id, execution);
     this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 0) + 1);
     this.metrics?.inFlight.set(this.inflight.size);
@@ -260,6 +262,7 @@ export class WorkerPool {
         })
       : { ok: false, failure: 'invalid', error: `no handler for target type '${run.target.type}'`, durationMs: 0 };
 
+    execution.finished = true;
     const record = this.decide(execution, outcome);
     const recorded = await this.completions.submit(record);
     const label = recorded ? (record.runStatus === 'failed' ? 'retry' : record.runStatus) : 'stale';
@@ -317,7 +320,9 @@ export class WorkerPool {
   }
 
   private async beat(): Promise<void> {
-    const runs = [...this.inflight.values()].filter((e) => !e.reason).map((e) => e.run);
+    // Runs whose outcome is being recorded are left alone: the completion transaction holds
+    // their rows, and touching them here too would only risk a deadlock.
+    const runs = [...this.inflight.values()].filter((e) => !e.reason && !e.finished).map((e) => e.run);
     if (!runs.length) return;
     try {
       const kept = await extendRunLeases(
