@@ -7,6 +7,7 @@ export * from './connection';
 export * from './migrate';
 export * from './prisma';
 export * from './local-secrets';
+export * from './schedule-spec';
 export * from './queue/index';
 export * from './sql/types';
 export * from './sql/lock-partition-leases';

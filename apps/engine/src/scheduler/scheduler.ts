@@ -10,6 +10,7 @@ import {
   lockPartitionLeases,
   pgExecutor,
   selectDueEntries,
+  specOf,
   type NewScheduledRun,
   type QueueClient,
 } from '@belfry/db';
@@ -17,7 +18,6 @@ import type pg from 'pg';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
-import { specOf } from '../spec';
 import { DEFAULT_PLAN_OPTIONS, planEntry, type PlanOptions } from './plan';
 
 export interface SchedulerConfig {

@@ -1,7 +1,6 @@
 // The jobs table as services read it, and its mapping to the public Job shape. One SELECT
 // list so every read of a job (get, list, after a write) renders identically; nextRunAt
 // comes from the job's schedule entry, which exists only while the job is due to run.
-import type { ScheduleSpec } from '@belfry/core';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
 
@@ -54,18 +53,7 @@ export function scheduleOf(row: JobRow): JobView['schedule'] {
 }
 
 /** The spec the scheduler evaluates for this job (intervals count from anchor_at). */
-export function specOf(
-  row: Pick<JobRow, 'schedule_type' | 'cron_expression' | 'timezone' | 'run_at' | 'every_seconds' | 'anchor_at'>,
-): ScheduleSpec {
-  switch (row.schedule_type) {
-    case 'once':
-      return { type: 'once', runAt: row.run_at as Date };
-    case 'cron':
-      return { type: 'cron', expression: row.cron_expression as string, timezone: row.timezone };
-    case 'interval':
-      return { type: 'interval', everySeconds: row.every_seconds as number, anchor: row.anchor_at };
-  }
-}
+export { specOf } from '@belfry/db';
 
 export function toJobView(row: JobRow): JobView {
   return {

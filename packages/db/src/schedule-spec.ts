@@ -1,4 +1,5 @@
-// Builds the schedule spec of a job row; the one place the engine maps columns to core types.
+// Builds the schedule spec of a job row: the one mapping from the jobs columns to the core
+// ScheduleSpec, used by the API (next run on create/patch) and the scheduler (due scan).
 import type { ScheduleSpec } from '@belfry/core';
 
 export interface ScheduleColumns {
