@@ -22,7 +22,7 @@ const want = (name: string) => !only || only.has(name);
 const steadyRate = Number(args.find((a) => a.startsWith('--steady-rate='))?.slice(14) ?? 1000);
 
 const P = quick
-  ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 50_000, fairSmall: 100 }
+  ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100 }
   : { herd: 100_000, steadySeconds: 300, scale: [1_000_000, 10_000_000], fairBig: 50_000, fairSmall: 100 };
 
 const root = findRepoRoot();
