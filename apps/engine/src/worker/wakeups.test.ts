@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import type { DbClock } from '../db-clock';
 import { createLogger } from '../logger';
-import { Wakeups } from './wakeups';
+import { WAKE_SLACK_MS, Wakeups } from './wakeups';
 
 describe('Wakeups', () => {
   let wakeups: Wakeups;
@@ -35,9 +35,9 @@ describe('Wakeups', () => {
     wakeups.hint('t.a.normal', t0 + 1_500);
     vi.advanceTimersByTime(3_000);
     expect(ready).toEqual([
-      { at: 1_000, queues: ['t.a.normal'] },
-      { at: 1_500, queues: ['t.a.normal'] },
-      { at: 2_000, queues: ['t.a.normal'] },
+      { at: 1_000 + WAKE_SLACK_MS, queues: ['t.a.normal'] },
+      { at: 1_500 + WAKE_SLACK_MS, queues: ['t.a.normal'] },
+      { at: 2_000 + WAKE_SLACK_MS, queues: ['t.a.normal'] },
     ]);
   });
 
@@ -46,10 +46,10 @@ describe('Wakeups', () => {
     wakeups.hint('t.a.normal', t0 + 1_000);
     wakeups.hint('t.a.normal', t0 - 5);
     expect(ready).toEqual([{ at: 0, queues: ['t.a.normal'] }]);
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(1_000 + WAKE_SLACK_MS);
     expect(ready).toEqual([
       { at: 0, queues: ['t.a.normal'] },
-      { at: 1_000, queues: ['t.a.normal'] },
+      { at: 1_000 + WAKE_SLACK_MS, queues: ['t.a.normal'] },
     ]);
   });
 
@@ -61,8 +61,8 @@ describe('Wakeups', () => {
     wakeups.hint('t.c.low', t0 + 800);
     vi.advanceTimersByTime(1_000);
     expect(ready).toEqual([
-      { at: 500, queues: expect.arrayContaining(['t.a.normal', 't.b.high']) },
-      { at: 800, queues: ['t.c.low'] },
+      { at: 500 + WAKE_SLACK_MS, queues: expect.arrayContaining(['t.a.normal', 't.b.high']) },
+      { at: 800 + WAKE_SLACK_MS, queues: ['t.c.low'] },
     ]);
     expect(ready[0]?.queues).toHaveLength(2);
   });

@@ -15,6 +15,9 @@ export interface WakeupsConfig {
   discoveryMs: number;
 }
 
+/** Timers fire this long after a due time (see arm()). */
+export const WAKE_SLACK_MS = 2;
+
 export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
   private listener: pg.Client | undefined;
   private readonly pending = new DueHeap(); // (due db ms, queue), earliest first
@@ -68,7 +71,7 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
     this.timerAt = earliest;
     // A couple of milliseconds late rather than early: pg-boss compares start_after with the
     // database's now(), and a fetch that comes up empty would wait for the next discovery.
-    this.timer = setTimeout(() => this.fire(), Math.max(0, earliest - this.clock.now() + 2));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, earliest - this.clock.now() + WAKE_SLACK_MS));
   }
 
   private fire(): void {
