@@ -125,11 +125,11 @@ async function main() {
     );
   }
 
-  if (!only || serverVersion === '?') {
+  if (serverVersion() === '?') {
     const probe = await benchDatabase(16);
     await probe.drop();
   }
-  const postgresVersion = serverVersion;
+  const postgresVersion = serverVersion();
   await releaseServer();
 
   let commit = '?';

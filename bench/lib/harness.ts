@@ -29,7 +29,8 @@ export interface BenchDb {
 
 let server: DatabaseTarget | undefined;
 /** the PostgreSQL version of the last database created, for the report */
-export let serverVersion = '?';
+let lastServerVersion = '?';
+export const serverVersion = (): string => lastServerVersion;
 
 export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
   server ??= await resolveDatabase(readDbEnv());
@@ -38,8 +39,8 @@ export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
-  const version = (await admin.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?';
-  serverVersion = version;
+  const version = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
+  lastServerVersion = version;
   await admin.end();
   const url = withDatabase(server.url, name);
   await migrate(url, { partitions });
