@@ -4,6 +4,7 @@ export * from './env';
 export * from './paths';
 export * from './embedded';
 export * from './connection';
+export * from './transaction';
 export * from './migrate';
 export * from './prisma';
 export * from './local-secrets';

@@ -1,7 +1,7 @@
 // Returns runs whose worker died (lease expired) to the queue as a new attempt, or to the
 // dead letter when their attempts are used up. Runs on every worker node; row locks with
 // SKIP LOCKED keep two reapers from taking the same run.
-import { enqueueRuns, pgExecutor, reapExpiredRuns, type QueueClient } from '@belfry/db';
+import { enqueueRuns, pgExecutor, reapExpiredRuns, withTransaction, type QueueClient } from '@belfry/db';
 import type pg from 'pg';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
@@ -44,36 +44,33 @@ export class Reaper {
   }
 
   async reapOnce(): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const reaped = await reapExpiredRuns(client, this.config.batchSize);
-      const retry = reaped.filter((r) => r.status === 'failed');
-      await enqueueRuns(
-        this.boss,
-        pgExecutor(client),
-        retry.map((r) => ({
-          runId: r.id,
-          tenantId: r.tenant_id,
-          priority: r.priority,
-          scheduledTime: r.scheduled_time,
-          startAfter: new Date(),
-        })),
-      );
-      await client.query('COMMIT');
-      if (reaped.length) {
-        this.log.warn(
-          { reaped: reaped.length, retried: retry.length, workers: [...new Set(reaped.map((r) => r.worker_id))] },
-          'reaped runs whose lease expired',
+    const { reaped, retried } = await withTransaction(
+      this.pool,
+      async (client) => {
+        const reaped = await reapExpiredRuns(client, this.config.batchSize);
+        const retry = reaped.filter((r) => r.status === 'failed');
+        await enqueueRuns(
+          this.boss,
+          pgExecutor(client),
+          retry.map((r) => ({
+            runId: r.id,
+            tenantId: r.tenant_id,
+            priority: r.priority,
+            scheduledTime: r.scheduled_time,
+            startAfter: new Date(),
+          })),
         );
-        this.metrics?.runsFinished.inc({ outcome: 'reaped' }, reaped.length);
-      }
-      return reaped.length;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
+        return { reaped, retried: retry.length };
+      },
+      { maxTries: 1 },
+    );
+    if (reaped.length) {
+      this.log.warn(
+        { reaped: reaped.length, retried, workers: [...new Set(reaped.map((r) => r.worker_id))] },
+        'reaped runs whose lease expired',
+      );
+      this.metrics?.runsFinished.inc({ outcome: 'reaped' }, reaped.length);
     }
+    return reaped.length;
   }
 }

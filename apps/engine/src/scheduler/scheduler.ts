@@ -13,6 +13,7 @@ import {
   specOf,
   type NewScheduledRun,
   type QueueClient,
+  withTransaction,
 } from '@belfry/db';
 import type pg from 'pg';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
@@ -83,105 +84,97 @@ export class Scheduler {
     const held = this.leases.partitions();
     const result: ScanResult = { scanned: 0, materialized: 0, skipped: 0, fencedOut: [] };
     if (!held.length) return result;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const scannedDue = await selectDueEntries(
-        client,
-        held.map((h) => h.partition),
-        this.config.lookaheadMs,
-        this.config.batchSize,
-      );
-      result.scanned = scannedDue.length;
-      if (!scannedDue.length) {
-        await client.query('ROLLBACK');
-        return result;
-      }
-      // Fencing: lock the leases of the partitions this batch writes for (not every held
-      // partition: idle scans then lock nothing) and keep only those whose epoch is current.
-      const involved = new Set(scannedDue.map((d) => d.partition));
-      const valid = new Set(
-        await lockPartitionLeases(
+    await withTransaction(
+      this.pool,
+      async (client) => {
+        const scannedDue = await selectDueEntries(
           client,
-          this.config.nodeId,
-          held.filter((h) => involved.has(h.partition)),
-        ),
-      );
-      if (valid.size < involved.size) {
-        result.fencedOut = [...involved].filter((p) => !valid.has(p));
-        this.leases.forget(result.fencedOut);
-        this.log.warn({ partitions: result.fencedOut.length }, 'fenced out of partitions; not writing for them');
-      }
-      const due = scannedDue.filter((d) => valid.has(d.partition));
-      if (!due.length) {
-        await client.query('ROLLBACK');
-        return result;
-      }
+          held.map((h) => h.partition),
+          this.config.lookaheadMs,
+          this.config.batchSize,
+        );
+        result.scanned = scannedDue.length;
+        if (!scannedDue.length) return; // nothing locked or written: committing ends it as well
+        // Fencing: lock the leases of the partitions this batch writes for (not every held
+        // partition: idle scans then lock nothing) and keep only those whose epoch is current.
+        const involved = new Set(scannedDue.map((d) => d.partition));
+        const valid = new Set(
+          await lockPartitionLeases(
+            client,
+            this.config.nodeId,
+            held.filter((h) => involved.has(h.partition)),
+          ),
+        );
+        if (valid.size < involved.size) {
+          result.fencedOut = [...involved].filter((p) => !valid.has(p));
+          this.leases.forget(result.fencedOut);
+          this.log.warn({ partitions: result.fencedOut.length }, 'fenced out of partitions; not writing for them');
+        }
+        const due = scannedDue.filter((d) => valid.has(d.partition));
+        if (!due.length) return;
 
-      const runs: NewScheduledRun[] = [];
-      const advance: { jobId: string; next: Date }[] = [];
-      const exhausted: string[] = [];
-      for (const entry of due) {
-        let plan: ReturnType<typeof planEntry>;
-        try {
-          plan = planEntry(specOf(entry), entry.next_run_at, entry.misfire_policy, entry.db_now, this.config.plan);
-        } catch (err) {
-          // A definition the maths cannot handle must not block the partition: retire it.
-          this.log.error(
-            { err, jobId: entry.job_id, tenantId: entry.tenant_id },
-            'cannot plan job; retiring its schedule',
-          );
-          exhausted.push(entry.job_id);
-          continue;
+        const runs: NewScheduledRun[] = [];
+        const advance: { jobId: string; next: Date }[] = [];
+        const exhausted: string[] = [];
+        for (const entry of due) {
+          let plan: ReturnType<typeof planEntry>;
+          try {
+            plan = planEntry(specOf(entry), entry.next_run_at, entry.misfire_policy, entry.db_now, this.config.plan);
+          } catch (err) {
+            // A definition the maths cannot handle must not block the partition: retire it.
+            this.log.error(
+              { err, jobId: entry.job_id, tenantId: entry.tenant_id },
+              'cannot plan job; retiring its schedule',
+            );
+            exhausted.push(entry.job_id);
+            continue;
+          }
+          if (plan.unrecordedSkips > 0) {
+            this.log.warn(
+              { jobId: entry.job_id, unrecorded: plan.unrecordedSkips },
+              'misfire: more skipped occurrences than recorded',
+            );
+          }
+          for (const o of plan.occurrences) {
+            runs.push({
+              id: newId('run', o.scheduledTime),
+              tenantId: entry.tenant_id,
+              jobId: entry.job_id,
+              scheduledTime: o.scheduledTime,
+              status: o.status,
+              skipReason: o.skipReason,
+              priority: entry.priority,
+            });
+          }
+          if (plan.next) advance.push({ jobId: entry.job_id, next: plan.next });
+          else exhausted.push(entry.job_id);
         }
-        if (plan.unrecordedSkips > 0) {
-          this.log.warn(
-            { jobId: entry.job_id, unrecorded: plan.unrecordedSkips },
-            'misfire: more skipped occurrences than recorded',
-          );
-        }
-        for (const o of plan.occurrences) {
-          runs.push({
-            id: newId('run', o.scheduledTime),
-            tenantId: entry.tenant_id,
-            jobId: entry.job_id,
-            scheduledTime: o.scheduledTime,
-            status: o.status,
-            skipReason: o.skipReason,
-            priority: entry.priority,
-          });
-        }
-        if (plan.next) advance.push({ jobId: entry.job_id, next: plan.next });
-        else exhausted.push(entry.job_id);
-      }
 
-      const overlapSkip = new Set(due.filter((d) => d.overlap_policy === 'skip').map((d) => d.job_id));
-      const inserted = await insertScheduledRuns(client, runs);
-      const toQueue = inserted.filter((r) => r.status === 'pending');
-      await enqueueRuns(
-        this.queue,
-        pgExecutor(client),
-        toQueue.map((r) => ({
-          runId: r.id,
-          tenantId: r.tenant_id,
-          priority: r.priority,
-          scheduledTime: r.scheduled_time,
-          overlapSkip: overlapSkip.has(r.job_id),
-        })),
-      );
-      await advanceSchedule(client, advance, exhausted);
-      await client.query('COMMIT');
-      result.materialized = toQueue.length;
-      result.skipped = inserted.length - toQueue.length;
-      this.metrics?.materialized.inc(toQueue.length);
+        const overlapSkip = new Set(due.filter((d) => d.overlap_policy === 'skip').map((d) => d.job_id));
+        const inserted = await insertScheduledRuns(client, runs);
+        const toQueue = inserted.filter((r) => r.status === 'pending');
+        await enqueueRuns(
+          this.queue,
+          pgExecutor(client),
+          toQueue.map((r) => ({
+            runId: r.id,
+            tenantId: r.tenant_id,
+            priority: r.priority,
+            scheduledTime: r.scheduled_time,
+            overlapSkip: overlapSkip.has(r.job_id),
+          })),
+        );
+        await advanceSchedule(client, advance, exhausted);
+        result.materialized = toQueue.length;
+        result.skipped = inserted.length - toQueue.length;
+      },
+      { maxTries: 1 },
+    );
+    if (result.materialized || result.skipped) {
+      this.metrics?.materialized.inc(result.materialized);
       if (result.skipped) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, result.skipped);
       this.log.debug({ scanned: result.scanned, materialized: result.materialized, skipped: result.skipped }, 'scan');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
     }
+    return result;
   }
 }

@@ -8,6 +8,7 @@ import {
   type AttemptOutcome,
   type CompletedRun,
   type QueueClient,
+  withTransaction,
 } from '@belfry/db';
 import type pg from 'pg';
 import type { Log } from '../logger';
@@ -61,7 +62,7 @@ export class CompletionBatcher {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        const recorded = await this.writeWithRetry(batch.map((p) => p.outcome));
+        const recorded = await this.write(batch.map((p) => p.outcome));
         for (const p of batch) p.resolve(recorded.has(p.outcome.runId));
       } catch (err) {
         this.log.error({ err, size: batch.length }, 'recording outcomes failed');
@@ -70,71 +71,51 @@ export class CompletionBatcher {
     }
   }
 
-  /** Deadlocks and serialization failures are transient: the whole batch is simply retried. */
-  private async writeWithRetry(outcomes: AttemptOutcome[]): Promise<Set<string>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.write(outcomes);
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if ((code !== '40P01' && code !== '40001') || attempt >= 5) throw err;
-        this.log.warn(
-          { code, attempt, size: outcomes.length },
-          'recording outcomes hit a transient conflict; retrying',
-        );
-        await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
-      }
-    }
-  }
-
   private async write(outcomes: AttemptOutcome[]): Promise<Set<string>> {
     // Rows are locked in one order (by id) in every batch, so two batches cannot deadlock.
     outcomes = [...outcomes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const done: CompletedRun[] = await completeAttempts(client, this.workerId, outcomes);
-      const byId = new Map(outcomes.map((o) => [o.runId, o]));
-      const again = done.filter((r) => r.status === 'failed' || r.status === 'pending');
-      await enqueueRuns(
-        this.boss,
-        pgExecutor(client),
-        again.map((r) => ({
-          runId: r.id,
-          tenantId: r.tenant_id,
-          priority: r.priority,
-          scheduledTime: r.scheduled_time,
-          startAfter: byId.get(r.id)?.nextAttemptAt ?? new Date(),
-        })),
-      );
-      const recorded = new Set(done.map((r) => r.id));
-      const stale = outcomes.filter((o) => !recorded.has(o.runId));
-      if (stale.length) {
-        // A run cancelled while it ran: close its attempt so history shows what happened.
-        await client.query(
-          `UPDATE run_attempts a SET status = 'cancelled', finished_at = now(), http_status = s.http_status,
+    // Deadlocks and serialization failures are transient: the whole batch is run again.
+    return withTransaction(
+      this.pool,
+      async (client) => {
+        const done: CompletedRun[] = await completeAttempts(client, this.workerId, outcomes);
+        const byId = new Map(outcomes.map((o) => [o.runId, o]));
+        const again = done.filter((r) => r.status === 'failed' || r.status === 'pending');
+        await enqueueRuns(
+          this.boss,
+          pgExecutor(client),
+          again.map((r) => ({
+            runId: r.id,
+            tenantId: r.tenant_id,
+            priority: r.priority,
+            scheduledTime: r.scheduled_time,
+            startAfter: byId.get(r.id)?.nextAttemptAt ?? new Date(),
+          })),
+        );
+        const recorded = new Set(done.map((r) => r.id));
+        const stale = outcomes.filter((o) => !recorded.has(o.runId));
+        if (stale.length) {
+          // A run cancelled while it ran: close its attempt so history shows what happened.
+          await client.query(
+            `UPDATE run_attempts a SET status = 'cancelled', finished_at = now(), http_status = s.http_status,
                   duration_ms = s.duration_ms, error = 'run cancelled while running'
            FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[]) AS s(run_id, scheduled_time, attempt, http_status, duration_ms)
            JOIN runs r ON r.id = s.run_id AND r.scheduled_time = s.scheduled_time AND r.status = 'cancelled'
            WHERE a.run_id = s.run_id AND a.scheduled_time = s.scheduled_time AND a.attempt = s.attempt
              AND a.worker_id = $1 AND a.status = 'running'`,
-          [
-            this.workerId,
-            stale.map((o) => o.runId),
-            stale.map((o) => o.scheduledTime),
-            stale.map((o) => o.attempt),
-            stale.map((o) => o.httpStatus),
-            stale.map((o) => o.durationMs),
-          ],
-        );
-      }
-      await client.query('COMMIT');
-      return recorded;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+            [
+              this.workerId,
+              stale.map((o) => o.runId),
+              stale.map((o) => o.scheduledTime),
+              stale.map((o) => o.attempt),
+              stale.map((o) => o.httpStatus),
+              stale.map((o) => o.durationMs),
+            ],
+          );
+        }
+        return recorded;
+      },
+      { maxTries: 5 },
+    );
   }
 }

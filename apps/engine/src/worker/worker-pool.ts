@@ -16,6 +16,7 @@ import {
   type Priority,
   type QueueClient,
   type RunMessage,
+  withTransaction,
 } from '@belfry/db';
 import type pg from 'pg';
 import type { DbClock } from '../db-clock';
@@ -186,42 +187,40 @@ export class WorkerPool {
    */
   private async fetchAndClaim(tenantId: string, priority: Priority, room: number): Promise<number> {
     const name = queueName(tenantId, priority);
-    const client = await this.pool.connect();
     let claimed: ClaimedRun[] = [];
     let fetched = 0;
-    try {
-      await client.query('BEGIN');
-      const db = pgExecutor(client);
-      const jobs = await this.boss.fetch<RunMessage>(name, { batchSize: room, db });
-      fetched = jobs.length;
-      if (jobs.length) {
-        const ids = jobs.map((j) => j.data.runId);
-        const times = jobs.map((j) => new Date(j.data.scheduledTime));
-        // Only scheduled runs of overlap-skip jobs can be skipped; most batches have none.
-        const checked = jobs.filter((j) => j.data.overlap);
-        const skipped = checked.length
-          ? await skipOverlappingRuns(
-              client,
-              checked.map((j) => j.data.runId),
-              checked.map((j) => new Date(j.data.scheduledTime)),
-            )
-          : [];
-        if (skipped.length) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, skipped.length);
-        claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
-        await this.boss.complete(
-          name,
-          jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
-          null,
-          { db },
-        );
-      }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    let skippedCount = 0;
+    await withTransaction(
+      this.pool,
+      async (client) => {
+        const db = pgExecutor(client);
+        const jobs = await this.boss.fetch<RunMessage>(name, { batchSize: room, db });
+        fetched = jobs.length;
+        if (jobs.length) {
+          const ids = jobs.map((j) => j.data.runId);
+          const times = jobs.map((j) => new Date(j.data.scheduledTime));
+          // Only scheduled runs of overlap-skip jobs can be skipped; most batches have none.
+          const checked = jobs.filter((j) => j.data.overlap);
+          const skipped = checked.length
+            ? await skipOverlappingRuns(
+                client,
+                checked.map((j) => j.data.runId),
+                checked.map((j) => new Date(j.data.scheduledTime)),
+              )
+            : [];
+          skippedCount = skipped.length;
+          claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
+          await this.boss.complete(
+            name,
+            jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+            null,
+            { db },
+          );
+        }
+      },
+      { maxTries: 1 },
+    );
+    if (skippedCount) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, skippedCount);
     for (const run of claimed) this.execute(run);
     return fetched;
   }
