@@ -38,6 +38,8 @@ export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
 
 export interface ScanResult {
   scanned: number;
+  /** some partition has more due entries than one scan takes */
+  more: boolean;
   materialized: number;
   skipped: number;
   fencedOut: number[];
@@ -63,7 +65,7 @@ export class Scheduler {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
         this.loop = this.scanOnce()
-          .then((r) => next(r.scanned >= this.config.batchSize ? 0 : this.config.idleDelayMs))
+          .then((r) => next(r.more ? 0 : this.config.idleDelayMs))
           .catch((err) => {
             this.log.error({ err }, 'scheduler scan failed');
             next(1_000);
@@ -82,18 +84,20 @@ export class Scheduler {
   /** One fenced scan over every held partition. Exposed for tests. */
   async scanOnce(): Promise<ScanResult> {
     const held = this.leases.partitions();
-    const result: ScanResult = { scanned: 0, materialized: 0, skipped: 0, fencedOut: [] };
+    const result: ScanResult = { scanned: 0, more: false, materialized: 0, skipped: 0, fencedOut: [] };
     if (!held.length) return result;
     await withTransaction(
       this.pool,
       async (client) => {
-        const scannedDue = await selectDueEntries(
+        const scan = await selectDueEntries(
           client,
           held.map((h) => h.partition),
           this.config.lookaheadMs,
           this.config.batchSize,
         );
+        const scannedDue = scan.entries;
         result.scanned = scannedDue.length;
+        result.more = scan.more;
         if (!scannedDue.length) return; // nothing locked or written: committing ends it as well
         // Fencing: lock the leases of the partitions this batch writes for (not every held
         // partition: idle scans then lock nothing) and keep only those whose epoch is current.

@@ -57,6 +57,7 @@ export class WorkerPool {
   private readonly inflight = new Map<string, Execution>();
   private readonly tenantInflight = new Map<string, number>();
   private pumping = false;
+  private pumpScheduled = false;
   private readonly claiming = new Set<string>(); // tenants with a fetch in flight
   private reserved = 0; // slots reserved by fetches in flight
   private readonly claims = new Set<Promise<void>>();
@@ -138,6 +139,19 @@ export class WorkerPool {
       this.again = false;
       queueMicrotask(() => this.pump());
     }
+  }
+
+  /**
+   * The runs of one completion batch free their slots one promise callback at a time; pumping
+   * after each would claim one run per transaction. Pump once, after all of them.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   private dispatch(): void {
@@ -240,7 +254,7 @@ export class WorkerPool {
         this.inflight.delete(run.id);
         this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 1) - 1);
         this.metrics?.inFlight.set(this.inflight.size);
-        this.pump();
+        this.schedulePump();
       });
   }
 

@@ -30,7 +30,8 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
     `SELECT j.id FROM jobs j
      WHERE j.overlap_policy = 'skip' AND j.id IN (
        SELECT r.job_id FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
-         ON r.id = m.id AND r.scheduled_time = m.scheduled_time)
+         ON r.id = m.id AND r.scheduled_time = m.scheduled_time
+         WHERE r.scheduled_time = ANY($2::timestamptz[]))
      ORDER BY j.id
      FOR NO KEY UPDATE OF j`,
     [ids, times],
@@ -42,10 +43,12 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
        SELECT r.id, r.scheduled_time, r.job_id, r.status, r.trigger, r.next_attempt_at
        FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
+       WHERE r.scheduled_time = ANY($2::timestamptz[])
      )
      UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
      FROM batch b, jobs j
-     WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND b.status = 'pending' AND b.trigger = 'schedule'
+     WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
+       AND b.status = 'pending' AND b.trigger = 'schedule'
        AND j.id = b.job_id AND j.overlap_policy = 'skip'
        AND (
          EXISTS (SELECT 1 FROM runs o WHERE o.job_id = b.job_id AND o.status = 'running' AND o.id <> b.id)
@@ -76,7 +79,7 @@ export async function claimRuns(
            lease_expires_at = now() + make_interval(secs => $2::float8 / 1000),
            started_at = COALESCE(r.started_at, now())
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
-       WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time
+       WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($4::timestamptz[])
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.trigger, r.priority, r.next_attempt_at
      ), opened AS (

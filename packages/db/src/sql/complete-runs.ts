@@ -49,7 +49,8 @@ export async function completeAttempts(
            lease_expires_at = NULL,
            last_error = o.error
        FROM o
-       WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.attempt = o.attempt
+       WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.scheduled_time = ANY($3::timestamptz[])
+         AND r.attempt = o.attempt
          AND r.worker_id = $1 AND r.status = 'running' AND r.lease_expires_at > now()
        RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status
      ), attempts AS (
@@ -57,7 +58,8 @@ export async function completeAttempts(
        SET status = o.attempt_status, finished_at = now(), http_status = o.http_status, duration_ms = o.duration_ms,
            error = o.error, response_snippet = o.response_snippet, request_headers = o.request_headers
        FROM o JOIN done d ON d.id = o.run_id
-       WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.attempt = o.attempt
+       WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.scheduled_time = ANY($3::timestamptz[])
+         AND a.attempt = o.attempt
      )
      SELECT * FROM done`,
     [

@@ -12,7 +12,8 @@ export async function extendRunLeases(
   const { rows } = await db.query<{ id: string }>(
     `UPDATE runs r SET lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
      FROM unnest($3::text[], $4::timestamptz[], $5::int[]) AS h(id, scheduled_time, attempt)
-     WHERE r.id = h.id AND r.scheduled_time = h.scheduled_time AND r.attempt = h.attempt
+     WHERE r.id = h.id AND r.scheduled_time = h.scheduled_time AND r.scheduled_time = ANY($4::timestamptz[])
+       AND r.attempt = h.attempt
        AND r.worker_id = $1 AND r.status = 'running'
      RETURNING r.id`,
     [workerId, leaseMs, runs.map((r) => r.id), runs.map((r) => r.scheduledTime), runs.map((r) => r.attempt)],
