@@ -5,6 +5,7 @@ import type pg from 'pg';
 
 export class DbClock {
   private offsetMs = 0;
+  private errorMs = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly pool: pg.Pool) {}
@@ -15,6 +16,11 @@ export class DbClock {
 
   get offset(): number {
     return this.offsetMs;
+  }
+
+  /** how far off now() may be: half the round trip of the best sync */
+  get uncertainty(): number {
+    return this.errorMs;
   }
 
   async sync(): Promise<void> {
@@ -29,6 +35,7 @@ export class DbClock {
       if (rtt < best) {
         best = rtt;
         this.offsetMs = Number(rows[0]?.ms) - (before + rtt / 2);
+        this.errorMs = Math.ceil(rtt / 2);
       }
     }
   }

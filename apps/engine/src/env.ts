@@ -37,7 +37,7 @@ const schema = z.object({
   BELFRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   BELFRY_ENCRYPTION_KEY: z.string().min(16).optional(),
-  BELFRY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(200),
+  BELFRY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1000),
   BELFRY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(25),
   BELFRY_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(15),
   BELFRY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),

@@ -44,7 +44,7 @@ describe('engine: schedule to signed delivery', () => {
     const [d] = await sink.waitFor((all) => all.some((x) => x.headers['belfry-job-id'] === job.id));
     expect(d).toBeDefined();
     if (!d) return;
-    expect(d.at).toBeGreaterThanOrEqual(runAt.getTime() - 50);
+    expect(d.at).toBeGreaterThanOrEqual(runAt.getTime());
     expect(d.method).toBe('POST');
     expect(JSON.parse(d.body)).toEqual({ report: 'daily' });
     expect(d.headers['x-team']).toBe('billing');
@@ -72,5 +72,40 @@ describe('engine: schedule to signed delivery', () => {
       job.id,
     ]);
     expect(attempts.rows).toEqual([{ status: 'succeeded', http_status: 200, worker_id: 'delivery-1' }]);
+  });
+
+  it('claims runs ahead of their time but never calls the target before it', async () => {
+    const tenant = await insertTenant(db.pool);
+    const runAt = new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000);
+    const jobs = [];
+    for (let i = 0; i < 20; i++) {
+      jobs.push(
+        await insertJob(db.pool, tenant.id, {
+          schedule: { type: 'once', runAt },
+          url: sink.url,
+          partitions: db.partitions,
+        }),
+      );
+    }
+    const ids = new Set(jobs.map((j) => j.id));
+    const got = await sink.waitFor(
+      (all) => all.filter((x) => ids.has(String(x.headers['belfry-job-id']))).length === 20,
+    );
+    const mine = got.filter((x) => ids.has(String(x.headers['belfry-job-id'])));
+    for (const d of mine) expect(d.at).toBeGreaterThanOrEqual(runAt.getTime());
+    const runs = await waitForRows<{ id: string; started_at: Date }>(
+      db.pool,
+      `SELECT id, started_at FROM runs WHERE job_id = ANY($1::text[]) AND status = 'succeeded'`,
+      [[...ids]],
+      (r) => r.length === 20,
+    );
+    for (const r of runs) expect(r.started_at.getTime()).toBeGreaterThanOrEqual(runAt.getTime());
+    // The queue messages were fetched (and their runs claimed) before the runs were due.
+    const { rows: fetched } = await db.pool.query<{ started_on: Date }>(
+      `SELECT started_on FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`,
+      [runs.map((r) => r.id)],
+    );
+    expect(fetched).toHaveLength(20);
+    expect(fetched.some((m) => m.started_on.getTime() < runAt.getTime())).toBe(true);
   });
 });

@@ -105,7 +105,8 @@ describe('scheduler (in-process)', () => {
     }
     expect(runs).toBe(total);
 
-    // One pg-boss message per run, none twice, each starting at its run's scheduled time.
+    // One pg-boss message per run, none twice, each claimable `claimAheadMs` before its run's
+    // scheduled time.
     const messages = await queueMessages(db.pool);
     const forTenant = messages.filter((m) => m.name === `t.${tenant.id}.normal`);
     expect(forTenant).toHaveLength(runs);
@@ -113,8 +114,9 @@ describe('scheduler (in-process)', () => {
     const mismatched = await db.pool.query(
       `SELECT count(*)::int AS n FROM runs r
        WHERE r.tenant_id = $1 AND NOT EXISTS (
-         SELECT 1 FROM pgboss.job j WHERE j.data->>'runId' = r.id AND j.start_after = r.scheduled_time)`,
-      [tenant.id],
+         SELECT 1 FROM pgboss.job j WHERE j.data->>'runId' = r.id
+           AND j.start_after = r.scheduled_time - make_interval(secs => $2::float8 / 1000))`,
+      [tenant.id, DEFAULT_SCHEDULER_CONFIG.claimAheadMs],
     );
     expect(mismatched.rows[0].n).toBe(0);
   });
@@ -282,7 +284,7 @@ describe('scheduler (in-process)', () => {
     expect(await queueMessages(db.pool, job.id)).toHaveLength(1);
   });
 
-  it('look-ahead: occurrences due within 2 s are queued now to start at their time, and workers are told when', async () => {
+  it('look-ahead: occurrences due within 2 s are queued now, claimable just before their time, and workers are told when', async () => {
     const tenant = await insertTenant(db.pool);
     const now = await dbNow(db.pool);
     const soon = new Date(now.getTime() + 1_500);
@@ -293,6 +295,14 @@ describe('scheduler (in-process)', () => {
     const near = await once(soon);
     const second = await once(soonAfter);
     const far = await once(later);
+    const exclusive = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt: soon },
+      url: URL,
+      partitions: db.partitions,
+      overlapPolicy: 'skip',
+    });
+    const ahead = DEFAULT_SCHEDULER_CONFIG.claimAheadMs;
+    const early = (t: Date) => new Date(t.getTime() - ahead);
     const listener = new pg.Client({ connectionString: db.url });
     const hints: WakeHint[] = [];
     listener.on('notification', (n) => hints.push(...(JSON.parse(n.payload ?? '[]') as WakeHint[])));
@@ -300,11 +310,13 @@ describe('scheduler (in-process)', () => {
     await listener.query(`LISTEN ${WAKE_CHANNEL}`);
     try {
       const s = await scheduler(await holdPartitions(db.pool, NODE, all), { lookaheadMs: 2_000 });
-      expect(await s.scanOnce()).toMatchObject({ scanned: 2, materialized: 2 });
+      expect(await s.scanOnce()).toMatchObject({ scanned: 3, materialized: 3 });
       const [message] = await queueMessages(db.pool, near.id);
-      expect(message?.startAfter).toEqual(soon);
+      expect(message?.startAfter).toEqual(early(soon));
       expect(message?.scheduledTime).toBe(soon.toISOString());
-      expect((await queueMessages(db.pool, second.id))[0]?.startAfter).toEqual(soonAfter);
+      expect((await queueMessages(db.pool, second.id))[0]?.startAfter).toEqual(early(soonAfter));
+      // An overlap-skip job's run is judged when claimed, so it is not claimable early.
+      expect((await queueMessages(db.pool, exclusive.id))[0]?.startAfter).toEqual(soon);
       const run = await db.pool.query('SELECT id, status FROM runs WHERE job_id = $1', [near.id]);
       expect(run.rows).toEqual([{ id: message?.runId, status: 'pending' }]);
       expect((await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [far.id])).rowCount).toBe(0);
@@ -317,7 +329,7 @@ describe('scheduler (in-process)', () => {
           .filter((h) => h.q === queue)
           .map((h) => h.at)
           .sort(),
-      ).toEqual([soon.getTime(), soonAfter.getTime()]);
+      ).toEqual([early(soon).getTime(), soon.getTime(), early(soonAfter).getTime()].sort());
     } finally {
       await listener.end();
     }

@@ -80,6 +80,11 @@ export async function makeTenant(h: Harness, scopes?: ApiKeyScope[]): Promise<Te
     name: `tenant ${++tenantCounter}`,
     apiKey: { name: 'test', ...(scopes ? { scopes } : {}) },
   });
+  // The default limit (100 burst, 50/s) would make a test that creates 120 jobs pass or fail
+  // by how fast this machine is. Tests of the limit itself set their own.
+  await h.db.pool.query('UPDATE tenants SET rate_limit_per_second = 100000, rate_limit_burst = 100000 WHERE id = $1', [
+    created.tenantId,
+  ]);
   return {
     tenantId: created.tenantId,
     key: created.apiKey as string,
@@ -172,6 +177,12 @@ export async function counts(h: Harness): Promise<Counts> {
   return rows[0] as Counts;
 }
 
+let lastDefaultTime = 0;
+function nextDefaultTime(): Date {
+  lastDefaultTime = Math.max(Date.now(), lastDefaultTime + 1);
+  return new Date(lastDefaultTime);
+}
+
 /** Inserts a finished run directly, as the engine would leave it. */
 export async function insertRun(
   h: Harness,
@@ -186,7 +197,9 @@ export async function insertRun(
   },
 ): Promise<string> {
   const { newId } = await import('@belfry/core');
-  const scheduled = new Date(Math.floor((run.scheduledTime ?? new Date()).getTime()));
+  // Without a time given, each run gets its own millisecond: two scheduled runs of one job at
+  // the same time would be the same occurrence (and a fast machine inserts two in one ms).
+  const scheduled = run.scheduledTime ? new Date(Math.floor(run.scheduledTime.getTime())) : nextDefaultTime();
   const id = newId('run', scheduled);
   const finished = run.finishedAt === undefined ? new Date() : run.finishedAt;
   await h.db.pool.query(

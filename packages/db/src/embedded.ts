@@ -185,6 +185,11 @@ async function startServer(home: string, dataDir: string, port: number): Promise
       'max_connections=400',
       '-c',
       'shared_buffers=256MB',
+      // A scheduler writes steadily (every run is inserted and updated a few times): with the
+      // 1 GB default a busy hour checkpoints every few seconds, and each checkpoint makes the
+      // next write of every page log a full page image (checksums are on since PostgreSQL 18).
+      '-c',
+      'max_wal_size=4GB',
     ],
     { detached: true, stdio: ['ignore', out, out], ...(ids ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } },
   );

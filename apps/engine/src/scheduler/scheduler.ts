@@ -24,14 +24,17 @@ import { DEFAULT_PLAN_OPTIONS, planEntry, type PlanOptions } from './plan';
 export interface SchedulerConfig {
   nodeId: string;
   lookaheadMs: number;
+  /** how long before its scheduled time a run's queue message becomes claimable */
+  claimAheadMs: number;
   batchSize: number;
   idleDelayMs: number;
   plan: PlanOptions;
 }
 
 export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
-  lookaheadMs: 2_000,
-  batchSize: 1_000,
+  lookaheadMs: 10_000,
+  claimAheadMs: 500,
+  batchSize: 2_000,
   idleDelayMs: 200,
   plan: DEFAULT_PLAN_OPTIONS,
 };
@@ -165,6 +168,12 @@ export class Scheduler {
             tenantId: r.tenant_id,
             priority: r.priority,
             scheduledTime: r.scheduled_time,
+            // Claimable a little early, so a worker has the run in hand when it is due (it
+            // waits for the scheduled time before calling the target). Not for overlap-skip
+            // jobs: whether the previous run still runs is judged when the run is claimed.
+            startAfter: overlapSkip.has(r.job_id)
+              ? r.scheduled_time
+              : new Date(r.scheduled_time.getTime() - this.config.claimAheadMs),
             overlapSkip: overlapSkip.has(r.job_id),
           })),
         );

@@ -121,7 +121,12 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
     }, this.reconnectDelay);
   }
 
-  /** Finds queues with runnable or soon-runnable messages (loose index scan over pg-boss's fetch index). */
+  /**
+   * Finds queues with runnable or soon-runnable messages: a loose index scan over pg-boss's
+   * fetch index for the queue names, then per queue and state ('created', 'retry' are the
+   * states below 'active') the first start_after from its (name, state, blocked, start_after)
+   * index — a min() over `state < 'active'` would read every queued message of the queue.
+   */
   async discover(): Promise<void> {
     try {
       const { rows } = await this.pool.query<{ name: string; at: Date; next: Date | null }>(
@@ -132,10 +137,17 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
                    ORDER BY j.name LIMIT 1)
            FROM q WHERE q.name IS NOT NULL
          )
-         SELECT q.name, (SELECT min(j.start_after) FROM pgboss.job j
-                         WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked) AS at,
-                        (SELECT min(j.start_after) FROM pgboss.job j
-                         WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked AND j.start_after > now()) AS next
+         SELECT q.name,
+                LEAST(
+                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'created' AND NOT j.blocked
+                   ORDER BY j.start_after LIMIT 1),
+                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'retry' AND NOT j.blocked
+                   ORDER BY j.start_after LIMIT 1)) AS at,
+                LEAST(
+                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'created' AND NOT j.blocked
+                     AND j.start_after > now() ORDER BY j.start_after LIMIT 1),
+                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'retry' AND NOT j.blocked
+                     AND j.start_after > now() ORDER BY j.start_after LIMIT 1)) AS next
          FROM q WHERE q.name IS NOT NULL`,
       );
       for (const r of rows) {

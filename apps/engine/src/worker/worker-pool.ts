@@ -245,8 +245,6 @@ export class WorkerPool {
     this.inflight.set(run.id, execution);
     this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 0) + 1);
     this.metrics?.inFlight.set(this.inflight.size);
-    const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
-    this.metrics?.recordLag(run.db_now.getTime() - due.getTime());
     const log = this.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt });
     execution.done = this.run(execution, log)
       .catch((err) => log.error({ err }, 'run execution failed'))
@@ -260,20 +258,26 @@ export class WorkerPool {
 
   private async run(execution: Execution, log: Log): Promise<void> {
     const { run } = execution;
+    // Runs are claimable a little before their scheduled time; the target is never called early.
+    const started = await this.untilDue(run.scheduled_time.getTime(), execution.abort.signal);
+    const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
+    this.metrics?.recordLag(this.clock.now() - due.getTime());
     const handler = this.handlers.get(run.target.type);
-    const outcome: HandlerOutcome = handler
-      ? await handler.execute(run.target, run.payload, {
-          runId: run.id,
-          jobId: run.job_id,
-          tenantId: run.tenant_id,
-          attempt: run.attempt,
-          scheduledTime: run.scheduled_time,
-          timeoutMs: run.timeout_seconds * 1000,
-          signal: execution.abort.signal,
-          signingSecrets: await this.secrets.get(run.tenant_id),
-          now: () => new Date(this.clock.now()),
-        })
-      : { ok: false, failure: 'invalid', error: `no handler for target type '${run.target.type}'`, durationMs: 0 };
+    const outcome: HandlerOutcome = !started
+      ? { ok: false, failure: 'connection', error: 'not started: stopped before it was due', durationMs: 0 }
+      : handler
+        ? await handler.execute(run.target, run.payload, {
+            runId: run.id,
+            jobId: run.job_id,
+            tenantId: run.tenant_id,
+            attempt: run.attempt,
+            scheduledTime: run.scheduled_time,
+            timeoutMs: run.timeout_seconds * 1000,
+            signal: execution.abort.signal,
+            signingSecrets: await this.secrets.get(run.tenant_id),
+            now: () => new Date(this.clock.now()),
+          })
+        : { ok: false, failure: 'invalid', error: `no handler for target type '${run.target.type}'`, durationMs: 0 };
 
     execution.finished = true;
     const record = this.decide(execution, outcome);
@@ -286,6 +290,22 @@ export class WorkerPool {
       if (record.runStatus === 'succeeded') log.debug(fields, 'attempt finished');
       else log.info({ ...fields, error: record.error }, 'attempt finished');
     } else log.warn({ reason: execution.reason }, 'stale completion rejected: this worker no longer holds the run');
+  }
+
+  /** Waits until `at` (database clock, with its uncertainty); false if aborted first. */
+  private untilDue(at: number, signal: AbortSignal): Promise<boolean> {
+    const wait = at - this.clock.now() + this.clock.uncertainty + 1;
+    if (wait <= 0 || signal.aborted) return Promise.resolve(!signal.aborted);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(ok);
+      };
+      const onAbort = () => done(false);
+      const timer = setTimeout(() => done(true), wait);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   private decide(execution: Execution, outcome: HandlerOutcome): AttemptOutcome {

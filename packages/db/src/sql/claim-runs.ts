@@ -77,14 +77,16 @@ export async function claimRuns(
        UPDATE runs r
        SET status = 'running', attempt = r.attempt + 1, worker_id = $1,
            lease_expires_at = now() + make_interval(secs => $2::float8 / 1000),
-           started_at = COALESCE(r.started_at, now())
+           -- a run claimed ahead of its time starts at its scheduled time (the worker waits)
+           started_at = COALESCE(r.started_at, GREATEST(now(), r.scheduled_time))
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($4::timestamptz[])
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.trigger, r.priority, r.next_attempt_at
      ), opened AS (
        INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
-       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', now() FROM claimed c
+       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', GREATEST(now(), c.scheduled_time)
+       FROM claimed c
      )
      SELECT c.*, j.target, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
