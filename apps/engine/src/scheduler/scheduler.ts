@@ -27,6 +27,8 @@ export interface SchedulerConfig {
   /** how long before its scheduled time a run's queue message becomes claimable */
   claimAheadMs: number;
   batchSize: number;
+  /** scan loops at once while there is a backlog (1 = the main loop only) */
+  concurrency: number;
   idleDelayMs: number;
   plan: PlanOptions;
 }
@@ -35,6 +37,7 @@ export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
   lookaheadMs: 10_000,
   claimAheadMs: 500,
   batchSize: 2_000,
+  concurrency: 2,
   idleDelayMs: 200,
   plan: DEFAULT_PLAN_OPTIONS,
 };
@@ -51,6 +54,7 @@ export interface ScanResult {
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
+  private readonly helpers = new Set<Promise<void>>();
   private stopped = true;
 
   constructor(
@@ -68,7 +72,10 @@ export class Scheduler {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
         this.loop = this.scanOnce()
-          .then((r) => next(r.more ? 0 : this.config.idleDelayMs))
+          .then((r) => {
+            if (r.more) this.addHelper();
+            next(r.more ? 0 : this.config.idleDelayMs);
+          })
           .catch((err) => {
             this.log.error({ err }, 'scheduler scan failed');
             next(1_000);
@@ -78,10 +85,29 @@ export class Scheduler {
     next(0);
   }
 
+  /**
+   * While a backlog lasts (a herd coming due), extra scan loops work beside the main one:
+   * row locks with SKIP LOCKED give each its own entries, and one loop's JavaScript overlaps
+   * the others' round trips. They stop when a scan finds no more than it took.
+   */
+  private addHelper(): void {
+    if (this.stopped || this.helpers.size >= this.config.concurrency - 1) return;
+    const helper = (async () => {
+      try {
+        while (!this.stopped && (await this.scanOnce()).more) {}
+      } catch (err) {
+        this.log.warn({ err }, 'scheduler helper scan failed');
+      }
+    })();
+    this.helpers.add(helper);
+    void helper.finally(() => this.helpers.delete(helper));
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.loop?.catch(() => {});
+    await Promise.all([...this.helpers]);
   }
 
   /** One fenced scan over every held partition. Exposed for tests. */

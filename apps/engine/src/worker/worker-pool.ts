@@ -224,10 +224,11 @@ export class WorkerPool {
             : [];
           skippedCount = skipped.length;
           claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
-          await this.boss.complete(
+          // Deleted rather than completed: the run row is the history, and a delete writes
+          // no new row version (nor index entries) and leaves pg-boss nothing to clean up.
+          await this.boss.deleteJob(
             name,
             jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
-            null,
             { db },
           );
         }
