@@ -10,6 +10,8 @@ export interface SteadyResult {
   lag: Summary;
   lagAfterWarmup: Summary;
   trend: ReturnType<typeof trend>;
+  /** the first 10 s, second by second */
+  warmup: ReturnType<typeof trend>;
   delivered: number;
   expected: number;
   points: { t: number; lag: number }[];
@@ -80,6 +82,11 @@ export async function runSteady(o: {
         inWindow.map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
         start,
         10_000,
+      ),
+      warmup: trend(
+        inWindow.filter((r) => r.scheduled < start + 10_000).map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
+        start,
+        1_000,
       ),
       delivered: inWindow.length,
       expected: o.perSecond * o.seconds,

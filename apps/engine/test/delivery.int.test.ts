@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { startEngineNode, type EngineNode } from '../../../test/engine-nodes';
+import { CANCEL_CHANNEL } from '@belfry/db';
 import { dbNow } from './support';
 import {
   insertJob,
@@ -112,5 +113,38 @@ describe('engine: schedule to signed delivery', () => {
       (r) => r.length === 20,
     );
     for (const r of runs) expect(r.started_at.getTime()).toBeGreaterThanOrEqual(runAt.getTime());
+  });
+
+  it('a run cancelled while it waits for its time, claimed ahead, is never delivered', async () => {
+    const tenant = await insertTenant(db.pool);
+    const runAt = new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000);
+    const job = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt },
+      url: sink.url,
+      partitions: db.partitions,
+    });
+    const [run] = await waitForRows<{ id: string; scheduled_time: Date }>(
+      db.pool,
+      `SELECT id, scheduled_time FROM runs WHERE job_id = $1 AND status = 'running'`,
+      [job.id],
+      (r) => r.length === 1,
+    );
+    expect((await dbNow(db.pool)).getTime()).toBeLessThan(runAt.getTime());
+    // What the API's cancel does: the run row, and a word to the worker holding it.
+    await db.pool.query(
+      `WITH c AS (UPDATE runs SET status = 'cancelled', finished_at = now(), lease_expires_at = NULL
+                  WHERE id = $1 AND scheduled_time = $2 RETURNING id)
+       SELECT pg_notify($3, id) FROM c`,
+      [run?.id, run?.scheduled_time, CANCEL_CHANNEL],
+    );
+    const attempts = await waitForRows<{ status: string }>(
+      db.pool,
+      'SELECT status FROM run_attempts WHERE run_id = $1',
+      [run?.id],
+      (r) => r[0]?.status === 'cancelled',
+    );
+    expect(attempts).toEqual([{ status: 'cancelled' }]);
+    while (Date.now() < runAt.getTime() + 1_000) await new Promise((r) => setTimeout(r, 50));
+    expect(sink.deliveries.filter((d) => d.headers['belfry-job-id'] === job.id)).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@
 // run history, one run with its attempts, cancel and replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idTime } from '@belfry/core';
+import { CANCEL_CHANNEL } from '@belfry/db';
+import pg from 'pg';
 import { Run, RunPage } from '../src/index';
 import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
 import { withTransaction } from '../src/sql/tx';
@@ -205,6 +207,27 @@ describe('cancel and replay', () => {
       expect(res.body.status).toBe(409);
     }
     expect((await api.post('/api/v1/runs/run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T/cancel')).status).toBe(404);
+  });
+
+  it('tells the worker holding a running run that it was cancelled; pending runs need no word', async () => {
+    const jobId = await newJob();
+    const listener = new pg.Client({ connectionString: h.db.url });
+    const heard: string[] = [];
+    listener.on('notification', (n) => {
+      if (n.channel === CANCEL_CHANNEL && n.payload) heard.push(n.payload);
+    });
+    await listener.connect();
+    await listener.query(`LISTEN ${CANCEL_CHANNEL}`);
+    try {
+      const running = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'running', finishedAt: null });
+      const pending = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', finishedAt: null });
+      expect((await api.post(`/api/v1/runs/${running}/cancel`)).status).toBe(200);
+      expect((await api.post(`/api/v1/runs/${pending}/cancel`)).status).toBe(200);
+      await listener.query('SELECT 1'); // notifications committed before this round trip have arrived
+      expect(heard).toEqual([running]);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('replays a finished run as a new linked run, enqueued; unfinished runs are 409', async () => {

@@ -6,7 +6,7 @@
 // itself put back after expiry).
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
-import { WAKE_CHANNEL, type WakeHint } from '@belfry/db';
+import { CANCEL_CHANNEL, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
 import type { Log } from '../logger';
 import type { DbClock } from '../db-clock';
 
@@ -18,7 +18,7 @@ export interface WakeupsConfig {
 /** Timers fire this long after a due time (see arm()). */
 export const WAKE_SLACK_MS = 2;
 
-export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
+export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] }> {
   private listener: pg.Client | undefined;
   private readonly pending = new DueHeap(); // (due db ms, queue), earliest first
   private timer: NodeJS.Timeout | undefined;
@@ -91,6 +91,10 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
       this.reconnect();
     });
     client.on('notification', (msg) => {
+      if (msg.channel === CANCEL_CHANNEL && msg.payload) {
+        this.emit('cancel', msg.payload);
+        return;
+      }
       if (msg.channel !== WAKE_CHANNEL || !msg.payload) return;
       try {
         for (const h of JSON.parse(msg.payload) as WakeHint[]) this.hint(h.q, h.at);
@@ -99,7 +103,7 @@ export class Wakeups extends EventEmitter<{ ready: [string[]] }> {
       }
     });
     await client.connect();
-    await client.query(`LISTEN ${WAKE_CHANNEL}`);
+    await client.query(`LISTEN ${WAKE_CHANNEL}; LISTEN ${CANCEL_CHANNEL}`);
     this.listener = client;
     this.reconnectDelay = 500;
   }

@@ -92,6 +92,12 @@ export class WorkerPool {
       for (const q of queues) this.markReady(q);
       this.pump();
     });
+    this.wakeups.on('cancel', (runId) => {
+      const execution = this.inflight.get(runId);
+      if (!execution || execution.reason) return;
+      execution.reason = 'cancelled';
+      execution.abort.abort(new Error('run was cancelled'));
+    });
     this.heartbeat = setInterval(() => void this.beat(), this.config.heartbeatMs);
   }
 

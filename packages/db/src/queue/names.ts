@@ -14,3 +14,10 @@ export function parseQueueName(name: string): { tenantId: string; priority: Prio
 
 /** The channel workers LISTEN on to learn which queue gets work, and when it is due. */
 export const WAKE_CHANNEL = 'belfry_wake';
+
+/**
+ * The channel workers LISTEN on for runs cancelled while they hold them (payload: the run id),
+ * so the attempt is aborted at once rather than at the next lease heartbeat — and a run
+ * claimed ahead of its time is never delivered after a cancel.
+ */
+export const CANCEL_CHANNEL = 'belfry_cancel';
