@@ -12,6 +12,8 @@ export interface ScaleResult {
   scan: Summary;
   bytesPerJob: number;
   bytes: Record<string, number>;
+  /** bytes per job in each table and index (TOAST and free-space maps aside) */
+  perRelation: Record<string, number>;
 }
 
 export async function runScale(o: { jobs: number; due: number; iterations: number }): Promise<ScaleResult> {
@@ -64,12 +66,21 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
       `SELECT pg_total_relation_size('jobs')::text AS jobs, pg_total_relation_size('schedule_entries')::text AS entries`,
     );
     const bytes = { jobs: Number(rows[0]?.jobs), scheduleEntries: Number(rows[0]?.entries) };
+    // Where the bytes are: each table and index of the two, per job.
+    const { rows: parts } = await db.pool.query<{ name: string; bytes: string }>(
+      `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes FROM pg_class c
+       WHERE c.oid IN ('jobs'::regclass, 'schedule_entries'::regclass)
+          OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('jobs'::regclass, 'schedule_entries'::regclass))
+       ORDER BY pg_relation_size(c.oid) DESC`,
+    );
+    const perRelation = Object.fromEntries(parts.map((p) => [p.name, Math.round(Number(p.bytes) / o.jobs)]));
     return {
       jobs: o.jobs,
       loadSeconds,
       scan: summarize(samples.map((s) => Math.round(s * 100) / 100)),
       bytesPerJob: Math.round((bytes.jobs + bytes.scheduleEntries) / o.jobs),
       bytes,
+      perRelation,
     };
   } finally {
     await db.drop();
