@@ -84,7 +84,9 @@ export async function runSteady(o: {
         10_000,
       ),
       warmup: trend(
-        inWindow.filter((r) => r.scheduled < start + 10_000).map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
+        inWindow
+          .filter((r) => r.scheduled < start + 10_000)
+          .map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
         start,
         1_000,
       ),
