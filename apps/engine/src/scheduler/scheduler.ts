@@ -189,19 +189,22 @@ export class Scheduler {
         await enqueueRuns(
           this.queue,
           pgExecutor(client),
-          toQueue.map((r) => ({
-            runId: r.id,
-            tenantId: r.tenant_id,
-            priority: r.priority,
-            scheduledTime: r.scheduled_time,
-            // Claimable a little early, so a worker has the run in hand when it is due (it
-            // waits for the scheduled time before calling the target). Not for overlap-skip
-            // jobs: whether the previous run still runs is judged when the run is claimed.
-            startAfter: overlapSkip.has(r.job_id)
-              ? r.scheduled_time
-              : new Date(r.scheduled_time.getTime() - this.config.claimAheadMs),
-            overlapSkip: overlapSkip.has(r.job_id),
-          })),
+          toQueue.map((r) => {
+            const exclusive = overlapSkip.has(r.job_id);
+            return {
+              runId: r.id,
+              tenantId: r.tenant_id,
+              priority: r.priority,
+              scheduledTime: r.scheduled_time,
+              // Claimable a little early, so a worker has the run in hand when it is due (it
+              // waits for the scheduled time before calling the target). Not for overlap-skip
+              // jobs: whether the previous run still runs is judged when the run is claimed.
+              startAfter: exclusive
+                ? r.scheduled_time
+                : new Date(r.scheduled_time.getTime() - this.config.claimAheadMs),
+              overlapSkip: exclusive,
+            };
+          }),
         );
         await advanceSchedule(client, advance, exhausted);
         result.materialized = toQueue.length;

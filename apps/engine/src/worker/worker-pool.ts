@@ -18,6 +18,7 @@ import {
   type RunMessage,
   withTransaction,
 } from '@belfry/db';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { DbClock } from '../db-clock';
 import type { HandlerOutcome } from '../handlers/types';
@@ -92,12 +93,7 @@ export class WorkerPool {
       for (const q of queues) this.markReady(q);
       this.pump();
     });
-    this.wakeups.on('cancel', (runId) => {
-      const execution = this.inflight.get(runId);
-      if (!execution || execution.reason) return;
-      execution.reason = 'cancelled';
-      execution.abort.abort(new Error('run was cancelled'));
-    });
+    this.wakeups.on('cancel', (runId) => this.interrupt(runId, 'cancelled', 'run was cancelled'));
     this.heartbeat = setInterval(() => void this.beat(), this.config.heartbeatMs);
   }
 
@@ -270,21 +266,29 @@ export class WorkerPool {
     const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
     this.metrics?.recordLag(this.clock.now() - due.getTime());
     const handler = this.handlers.get(run.target.type);
-    const outcome: HandlerOutcome = !started
-      ? { ok: false, failure: 'connection', error: 'not started: stopped before it was due', durationMs: 0 }
-      : handler
-        ? await handler.execute(run.target, run.payload, {
-            runId: run.id,
-            jobId: run.job_id,
-            tenantId: run.tenant_id,
-            attempt: run.attempt,
-            scheduledTime: run.scheduled_time,
-            timeoutMs: run.timeout_seconds * 1000,
-            signal: execution.abort.signal,
-            signingSecrets: await this.secrets.get(run.tenant_id),
-            now: () => new Date(this.clock.now()),
-          })
-        : { ok: false, failure: 'invalid', error: `no handler for target type '${run.target.type}'`, durationMs: 0 };
+    let outcome: HandlerOutcome;
+    if (!started) {
+      outcome = { ok: false, failure: 'connection', error: 'not started: stopped before it was due', durationMs: 0 };
+    } else if (!handler) {
+      outcome = {
+        ok: false,
+        failure: 'invalid',
+        error: `no handler for target type '${run.target.type}'`,
+        durationMs: 0,
+      };
+    } else {
+      outcome = await handler.execute(run.target, run.payload, {
+        runId: run.id,
+        jobId: run.job_id,
+        tenantId: run.tenant_id,
+        attempt: run.attempt,
+        scheduledTime: run.scheduled_time,
+        timeoutMs: run.timeout_seconds * 1000,
+        signal: execution.abort.signal,
+        signingSecrets: await this.secrets.get(run.tenant_id),
+        now: () => new Date(this.clock.now()),
+      });
+    }
 
     execution.finished = true;
     const record = this.decide(execution, outcome);
@@ -300,19 +304,15 @@ export class WorkerPool {
   }
 
   /** Waits until `at` (database clock, with its uncertainty); false if aborted first. */
-  private untilDue(at: number, signal: AbortSignal): Promise<boolean> {
+  private async untilDue(at: number, signal: AbortSignal): Promise<boolean> {
     const wait = at - this.clock.now() + this.clock.uncertainty + 1;
-    if (wait <= 0 || signal.aborted) return Promise.resolve(!signal.aborted);
-    return new Promise((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(ok);
-      };
-      const onAbort = () => done(false);
-      const timer = setTimeout(() => done(true), wait);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    if (wait <= 0 || signal.aborted) return !signal.aborted;
+    try {
+      await sleep(wait, undefined, { signal });
+      return true;
+    } catch {
+      return false; // aborted
+    }
   }
 
   private decide(execution: Execution, outcome: HandlerOutcome): AttemptOutcome {
@@ -359,6 +359,14 @@ export class WorkerPool {
     return { ...base, runStatus: 'dead', attemptStatus: 'failed', nextAttemptAt: null, error };
   }
 
+  /** Aborts a run this worker executes, unless it was stopped already; its outcome is then fenced or released. */
+  private interrupt(runId: string, reason: 'cancelled' | 'lease-lost', message: string): void {
+    const execution = this.inflight.get(runId);
+    if (!execution || execution.reason) return;
+    execution.reason = reason;
+    execution.abort.abort(new Error(message));
+  }
+
   private async beat(): Promise<void> {
     // Runs whose outcome is being recorded are left alone: the completion transaction holds
     // their rows, and touching them here too would only risk a deadlock.
@@ -372,11 +380,7 @@ export class WorkerPool {
         runs.map((r) => ({ id: r.id, scheduledTime: r.scheduled_time, attempt: r.attempt })),
       );
       for (const r of runs) {
-        if (kept.has(r.id)) continue;
-        const execution = this.inflight.get(r.id);
-        if (!execution || execution.reason) continue;
-        execution.reason = 'lease-lost';
-        execution.abort.abort(new Error('run was cancelled or its lease was lost'));
+        if (!kept.has(r.id)) this.interrupt(r.id, 'lease-lost', 'run was cancelled or its lease was lost');
       }
     } catch (err) {
       this.log.warn({ err }, 'lease heartbeat failed');

@@ -1,19 +1,14 @@
 // The jobs table as services read it, and its mapping to the public Job shape. One SELECT
 // list so every read of a job (get, list, after a write) renders identically; nextRunAt
 // comes from the job's schedule entry, which exists only while the job is due to run.
+import type { ScheduleColumns } from '@belfry/db';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
 
-export interface JobRow {
+export interface JobRow extends ScheduleColumns {
   id: string;
   tenant_id: string;
   name: string;
-  schedule_type: 'once' | 'cron' | 'interval';
-  cron_expression: string | null;
-  timezone: string;
-  run_at: Date | null;
-  every_seconds: number | null;
-  anchor_at: Date;
   target: { type: 'http'; url: string; method: JobView['target']['method']; headers: Record<string, string> };
   payload: unknown;
   retry_max_attempts: number;

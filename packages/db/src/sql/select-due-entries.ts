@@ -7,19 +7,14 @@
 // scan over all partitions would read and sort every due row of them (a 100K herd meant
 // sorting ~50K rows per 1,000-row batch). It also makes every partition progress at the same
 // pace through a herd.
+import type { ScheduleColumns } from '../schedule-spec';
 import type { Queryable } from './types';
 
-export interface DueEntry {
+export interface DueEntry extends ScheduleColumns {
   job_id: string;
   tenant_id: string;
   partition: number;
   next_run_at: Date;
-  schedule_type: 'once' | 'cron' | 'interval';
-  cron_expression: string | null;
-  timezone: string;
-  run_at: Date | null;
-  every_seconds: number | null;
-  anchor_at: Date;
   priority: 'high' | 'normal' | 'low';
   misfire_policy: 'run_once' | 'catch_up' | 'skip';
   overlap_policy: 'allow' | 'skip';
