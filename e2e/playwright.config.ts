@@ -5,7 +5,10 @@ import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const root = resolve(import.meta.dirname, '..');
-export const BASE_URL = 'http://localhost:3100';
+// E2E_PORT / E2E_PG_PORT let two checkouts run their suites side by side.
+const port = process.env.E2E_PORT ?? '3100';
+const pgPort = process.env.E2E_PG_PORT ?? '54339';
+export const BASE_URL = `http://localhost:${port}`;
 
 export default defineConfig({
   testDir: './specs',
@@ -47,8 +50,8 @@ export default defineConfig({
     stderr: 'pipe',
     gracefulShutdown: { signal: 'SIGINT', timeout: 45_000 },
     env: {
-      PORT: '3100',
-      BELFRY_PG_PORT: '54339',
+      PORT: port,
+      BELFRY_PG_PORT: pgPort,
       BELFRY_HOME: join(root, '.belfry-e2e'),
       BELFRY_ALLOW_PRIVATE_TARGETS: '1',
       NEXTAUTH_URL: BASE_URL,

@@ -2,6 +2,7 @@
 // and signing back in; signed-out visitors are sent to sign in.
 import { expect, test } from '@playwright/test';
 import { newAccount } from '../support/account';
+import { BASE_URL } from '../playwright.config';
 
 test('a new user signs up, sees how to create a first job, signs out and back in', async ({ page }) => {
   const account = newAccount('signup');
@@ -20,9 +21,9 @@ test('a new user signs up, sees how to create a first job, signs out and back in
   await expect(page.getByLabel('Workspace')).toHaveValue(/ten_/);
   await expect(page.getByLabel('Workspace').locator('option:checked')).toHaveText(account.workspace);
   // The examples use this server's real address.
-  await expect(page.getByText('curl -X POST http://localhost:3100/api/v1/jobs')).toBeVisible();
+  await expect(page.getByText(`curl -X POST ${BASE_URL}/api/v1/jobs`)).toBeVisible();
   await page.getByRole('tab', { name: 'CLI' }).click();
-  await expect(page.getByText('npx belfry login --url http://localhost:3100')).toBeVisible();
+  await expect(page.getByText(`npx belfry login --url ${BASE_URL}`)).toBeVisible();
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signin/);
