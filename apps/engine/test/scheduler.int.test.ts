@@ -265,7 +265,7 @@ describe('scheduler (in-process)', () => {
     expect((await queueMessages(db.pool, catchUp.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual(times);
   });
 
-  it('a one-off job is completed and its entry removed once its run is materialized', async () => {
+  it('a one-off job loses its entry once its run is materialized, and stays active until that run has finished', async () => {
     const tenant = await insertTenant(db.pool);
     const runAt = new Date((await dbNow(db.pool)).getTime() + 500);
     const job = await insertJob(db.pool, tenant.id, {
@@ -276,12 +276,27 @@ describe('scheduler (in-process)', () => {
     const s = await scheduler(await holdPartitions(db.pool, NODE, all));
     expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1, skipped: 0 });
     const jobRow = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
-    expect(jobRow.rows[0].status).toBe('completed');
+    expect(jobRow.rows[0].status).toBe('active');
     expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [job.id])).rowCount).toBe(0);
     const runs = await db.pool.query('SELECT status, scheduled_time FROM runs WHERE job_id = $1', [job.id]);
     expect(runs.rows).toEqual([{ status: 'pending', scheduled_time: runAt }]);
     expect(await s.scanOnce()).toMatchObject({ scanned: 0, materialized: 0 });
     expect(await queueMessages(db.pool, job.id)).toHaveLength(1);
+  });
+
+  it('a one-off whose only occurrence is skipped as a misfire is completed at once', async () => {
+    const tenant = await insertTenant(db.pool);
+    const runAt = new Date((await dbNow(db.pool)).getTime() - 3_600_000);
+    const job = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt },
+      url: URL,
+      misfirePolicy: 'skip',
+      partitions: db.partitions,
+    });
+    const s = await scheduler(await holdPartitions(db.pool, NODE, all));
+    expect(await s.scanOnce()).toMatchObject({ materialized: 0, skipped: 1 });
+    const jobRow = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
+    expect(jobRow.rows[0].status).toBe('completed');
   });
 
   it('look-ahead: occurrences due within 2 s are queued now, claimable just before their time, and workers are told when', async () => {

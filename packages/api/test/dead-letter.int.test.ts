@@ -2,7 +2,7 @@
 // batching in transactions of at most 500, the audit trail, and no double replays.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@belfry/core';
-import { RunPage } from '../src/index';
+import { DeadLetterPage } from '../src/index';
 import {
   client,
   counts,
@@ -43,7 +43,7 @@ async function bulkDead(t: TestTenant, jobId: string, n: number): Promise<string
 }
 
 describe('GET /api/v1/dead-letter', () => {
-  it('lists dead runs newest death first, not replayed ones, not deleted jobs, with attempts', async () => {
+  it('lists dead runs newest death first, replayed ones too (with replayedBy), not deleted jobs, with attempts', async () => {
     const { t, api, newJob } = await setup();
     const a = await newJob();
     const b = await newJob();
@@ -73,8 +73,9 @@ describe('GET /api/v1/dead-letter', () => {
 
     const res = await api.get('/api/v1/dead-letter');
     expect(res.status).toBe(200);
-    const page = RunPage.parse(res.body);
+    const page = DeadLetterPage.parse(res.body);
     expect(page.data.map((r) => r.id)).toEqual([recent, mid, old]);
+    expect(page.data.map((r) => r.replayedBy)).toEqual([null, null, null]);
     expect(page.data[2]?.attempts).toHaveLength(2);
     expect(page.data.every((r) => r.status === 'dead')).toBe(true);
 
@@ -87,8 +88,41 @@ describe('GET /api/v1/dead-letter', () => {
     expect((await api.get(`/api/v1/dead-letter?jobId=${b}`)).body.data.map((r: { id: string }) => r.id)).toEqual([mid]);
     expect((await api.get(`/api/v1/dead-letter?jobId=${gone}`)).status).toBe(404);
 
-    await api.post(`/api/v1/runs/${mid}/replay`);
-    expect((await api.get('/api/v1/dead-letter')).body.data.map((r: { id: string }) => r.id)).toEqual([recent, old]);
+    // A replayed dead run is still dead, and still listed, naming its replay.
+    const replay = await api.post(`/api/v1/runs/${mid}/replay`);
+    expect(replay.status).toBe(201);
+    const listed = DeadLetterPage.parse((await api.get('/api/v1/dead-letter')).body).data;
+    expect(listed.map((r) => [r.id, r.status, r.replayedBy])).toEqual([
+      [recent, 'dead', null],
+      [mid, 'dead', replay.body.id],
+      [old, 'dead', null],
+    ]);
+    // The replay is pending, not dead: it is not listed itself.
+    expect(listed.some((r) => r.id === replay.body.id)).toBe(false);
+  });
+
+  it('replayedBy names the latest replay; the dead letter replays a run only once, the run endpoint every time', async () => {
+    const { t, api, newJob } = await setup();
+    const jobId = await newJob();
+    const dead = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'dead' });
+    expect((await api.post('/api/v1/dead-letter/replay', { runIds: [dead] })).body).toEqual({ replayed: 1 });
+    const first = await h.db.pool.query<{ id: string }>('SELECT id FROM runs WHERE replay_of = $1', [dead]);
+    const entry = async () =>
+      DeadLetterPage.parse((await api.get(`/api/v1/dead-letter?jobId=${jobId}`)).body).data.find((r) => r.id === dead);
+    expect((await entry())?.replayedBy).toBe(first.rows[0]?.id);
+    // Idempotent: asking the dead letter again (by id or all) replays nothing.
+    expect((await api.post('/api/v1/dead-letter/replay', { runIds: [dead] })).body).toEqual({ replayed: 0 });
+    expect((await api.post('/api/v1/dead-letter/replay', { all: true, jobId })).body).toEqual({ replayed: 0 });
+    expect((await api.post('/api/v1/dead-letter/replay', { all: true, jobId, dryRun: true })).body).toEqual({
+      wouldReplay: 0,
+    });
+    // An explicit "run it again" on the run itself makes another replay, which becomes replayedBy.
+    const again = await api.post(`/api/v1/runs/${dead}/replay`);
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(first.rows[0]?.id);
+    expect((await entry())?.replayedBy).toBe(again.body.id);
+    const { rows } = await h.db.pool.query('SELECT count(*)::int AS n FROM runs WHERE replay_of = $1', [dead]);
+    expect(rows[0].n).toBe(2);
   });
 });
 
@@ -162,7 +196,10 @@ describe('POST /api/v1/dead-letter/replay', () => {
       { n: 500, target_id: null },
       { n: 100, target_id: null },
     ]);
-    expect((await api.get('/api/v1/dead-letter')).body.data).toHaveLength(0);
+    // Still listed (still dead), each with its replay; replaying everything again replays nothing.
+    const listed = DeadLetterPage.parse((await api.get('/api/v1/dead-letter?limit=500')).body).data;
+    expect(listed).toHaveLength(500);
+    expect(listed.every((r) => r.status === 'dead' && r.replayedBy !== null)).toBe(true);
     expect((await api.post('/api/v1/dead-letter/replay', { all: true })).body).toEqual({ replayed: 0 });
   });
 

@@ -231,7 +231,7 @@ describe('GET, PATCH, DELETE /api/v1/jobs/{id}', () => {
     ]);
   });
 
-  it('recomputes the next run when the schedule changes and cancels runs materialized ahead', async () => {
+  it('recomputes the next run when the schedule changes and withdraws runs materialized ahead', async () => {
     const created = await api.post('/api/v1/jobs', jobBody());
     const id = created.body.id;
     const future = await insertRun(h, {
@@ -246,8 +246,34 @@ describe('GET, PATCH, DELETE /api/v1/jobs/{id}', () => {
     expect(res.body.schedule).toEqual({ type: 'interval', everySeconds: 60 });
     expect(Date.parse(res.body.nextRunAt) - Date.parse(res.body.updatedAt)).toBe(60_000);
     expect((await entryOf(id))?.next_run_at.toISOString()).toBe(res.body.nextRunAt);
-    const run = await api.get(`/api/v1/runs/${future}`);
-    expect(run.body.status).toBe('cancelled');
+    // Not yet due under a schedule that no longer exists: withdrawn, not kept as history (a
+    // cancelled run would hold its occurrence, which the new schedule may share).
+    expect((await api.get(`/api/v1/runs/${future}`)).status).toBe(404);
+  });
+
+  it('a new schedule that fires at an instant the old one had materialized still runs then', async () => {
+    const every5 = { type: 'cron', expression: '*/5 * * * *', timezone: 'UTC' };
+    const created = await api.post('/api/v1/jobs', jobBody({ schedule: every5 }));
+    const id = created.body.id;
+    const next = new Date(created.body.nextRunAt);
+    // What the scheduler does ahead of time: the occurrence becomes a pending run, the entry moves on.
+    await insertRun(h, { tenantId: t.tenantId, jobId: id, status: 'pending', scheduledTime: next, finishedAt: null });
+    await h.db.pool.query('UPDATE schedule_entries SET next_run_at = $2 WHERE job_id = $1', [
+      id,
+      new Date(next.getTime() + 300_000),
+    ]);
+    // Hourly at that same minute: its first occurrence is the instant already materialized.
+    const hourly = { type: 'cron', expression: `${next.getUTCMinutes()} * * * *`, timezone: 'UTC' };
+    const patched = await api.patch(`/api/v1/jobs/${id}`, { schedule: hourly });
+    expect(patched.status).toBe(200);
+    expect(patched.body.nextRunAt).toBe(next.toISOString());
+    expect((await entryOf(id))?.next_run_at.getTime()).toBe(next.getTime());
+    // Nothing occupies that occurrence: the scheduler can materialize it under the new schedule.
+    const { rows } = await h.db.pool.query('SELECT status FROM runs WHERE job_id = $1 AND scheduled_time = $2', [
+      id,
+      next,
+    ]);
+    expect(rows).toEqual([]);
   });
 
   it('reactivates a completed job whose schedule is changed', async () => {

@@ -2,7 +2,16 @@
 // authentication, timeouts, the single 429 retry, and turning every failure into ApiError
 // (the server answered) or NetworkError (it did not), so commands never look at a Response.
 import { ApiError, CliError, NetworkError } from './errors';
-import type { DeadLetterReplayBody, Job, JobCreateBody, Page, Problem, ReplayResult, Run } from './types';
+import type {
+  DeadLetterReplayBody,
+  DeadLetterRun,
+  Job,
+  JobCreateBody,
+  Page,
+  Problem,
+  ReplayResult,
+  Run,
+} from './types';
 
 export interface ClientOptions {
   /** the server, e.g. http://localhost:3000 (no /api/v1) */
@@ -92,7 +101,7 @@ export class BelfryClient {
     return this.call('POST', `/runs/${enc(id)}/replay`, { body: {} });
   }
 
-  listDeadLetter(query: ListQuery & { jobId?: string } = {}): Promise<Page<Run>> {
+  listDeadLetter(query: ListQuery & { jobId?: string } = {}): Promise<Page<DeadLetterRun>> {
     return this.call('GET', '/dead-letter', { query: { ...query } });
   }
 

@@ -84,6 +84,12 @@ export interface Run {
   attempts: Attempt[];
 }
 
+/** A run of the dead letter: dead, replayed or not. */
+export interface DeadLetterRun extends Run {
+  /** the latest replay of this run, or null */
+  replayedBy: string | null;
+}
+
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;

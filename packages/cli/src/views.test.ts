@@ -117,8 +117,11 @@ describe('views', () => {
     );
   });
 
-  it('lists the dead letter with the last error', () => {
+  it('lists the dead letter with its replay and the last error', () => {
     expect(deadLetterTable([run], now)).toMatch(/HTTP 500$/);
+    expect(deadLetterTable([{ ...run, replayedBy: null }], now)).toMatch(/REPLAYED BY[\s\S]*\s-\s+HTTP 500$/);
+    const replayed = deadLetterTable([{ ...run, replayedBy: 'run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T' }], now);
+    expect(replayed).toMatch(/run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T\s+HTTP 500$/);
     expect(deadLetterTable([], now)).toBe('The dead letter is empty.');
   });
 });

@@ -134,7 +134,7 @@ export function runDetail(run: Run, now: Date): string {
   return `${head}\n\n${attempts}${snippet}`;
 }
 
-export function deadLetterTable(runs: Run[], now: Date): string {
+export function deadLetterTable(runs: (Run & { replayedBy?: string | null })[], now: Date): string {
   if (!runs.length) return 'The dead letter is empty.';
   return table(
     [
@@ -143,6 +143,7 @@ export function deadLetterTable(runs: Run[], now: Date): string {
       { header: 'SCHEDULED' },
       { header: 'ATTEMPTS' },
       { header: 'FINISHED' },
+      { header: 'REPLAYED BY' },
       { header: 'LAST ERROR', max: 60 },
     ],
     runs.map((r) => [
@@ -151,6 +152,7 @@ export function deadLetterTable(runs: Run[], now: Date): string {
       formatRelative(r.scheduledTime, now),
       String(r.attempts.length || r.attempt),
       formatRelative(r.finishedAt, now),
+      r.replayedBy ?? '-',
       r.attempts[r.attempts.length - 1]?.error ?? '',
     ]),
   );

@@ -19,3 +19,5 @@ export * from './sql/claim-runs';
 export * from './sql/complete-runs';
 export * from './sql/extend-run-leases';
 export * from './sql/reap-expired-runs';
+export * from './sql/complete-finished-jobs';
+export * from './sql/cancel-claimed-ahead';

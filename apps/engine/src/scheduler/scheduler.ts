@@ -206,7 +206,8 @@ export class Scheduler {
             };
           }),
         );
-        await advanceSchedule(client, advance, exhausted);
+        // A one-off whose run was just queued stays active until that run finishes.
+        await advanceSchedule(client, advance, exhausted, new Set(toQueue.map((r) => r.job_id)));
         result.materialized = toQueue.length;
         result.skipped = inserted.length - toQueue.length;
       },

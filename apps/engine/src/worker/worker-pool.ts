@@ -27,6 +27,7 @@ import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
 import { CompletionBatcher } from './completions';
 import type { SigningSecrets } from './secrets';
+import { StartGate } from './start-gate';
 import type { TenantLimits } from './tenant-limits';
 import type { Wakeups } from './wakeups';
 
@@ -67,6 +68,7 @@ export class WorkerPool {
   private stopping = false;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly completions: CompletionBatcher;
+  private readonly gate: StartGate;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -81,6 +83,7 @@ export class WorkerPool {
     private readonly metrics?: Metrics,
   ) {
     this.completions = new CompletionBatcher(pool, boss, config.workerId, log);
+    this.gate = new StartGate(pool, config.workerId, log);
   }
 
   get inFlight(): number {
@@ -262,13 +265,25 @@ export class WorkerPool {
   private async run(execution: Execution, log: Log): Promise<void> {
     const { run } = execution;
     // Runs are claimable a little before their scheduled time; the target is never called early.
-    const started = await this.untilDue(run.scheduled_time.getTime(), execution.abort.signal);
+    let started = await this.untilDue(run.scheduled_time.getTime(), execution.abort.signal);
+    let notStarted = 'not started: stopped before it was due';
+    // Claimed ahead: a pause, delete or cancel may have stopped it while it waited.
+    if (started && run.db_now < run.scheduled_time) {
+      try {
+        started = await this.gate.confirm(run, execution.abort.signal);
+        // Cancelled or taken back while it waited: its outcome will be fenced out.
+        if (!started) execution.reason ??= 'cancelled';
+      } catch (err) {
+        started = false;
+        notStarted = `not started: could not confirm the run before starting it (${(err as Error).message})`;
+      }
+    }
     const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
     this.metrics?.recordLag(this.clock.now() - due.getTime());
     const handler = this.handlers.get(run.target.type);
     let outcome: HandlerOutcome;
     if (!started) {
-      outcome = { ok: false, failure: 'connection', error: 'not started: stopped before it was due', durationMs: 0 };
+      outcome = { ok: false, failure: 'connection', error: notStarted, durationMs: 0 };
     } else if (!handler) {
       outcome = {
         ok: false,

@@ -44,8 +44,14 @@ export const Job = z
     priority: z.enum(PRIORITIES),
     misfirePolicy: z.enum(MISFIRE_POLICIES),
     overlapPolicy: z.enum(OVERLAP_POLICIES),
-    status: z.enum(JOB_STATUSES),
-    nextRunAt: NullableTimestamp.meta({ description: 'The next occurrence; null when paused or completed' }),
+    status: z.enum(JOB_STATUSES).meta({
+      description:
+        '`completed`: a one-off whose run has finished (succeeded, dead, cancelled or skipped); until then it is `active`',
+    }),
+    nextRunAt: NullableTimestamp.meta({
+      description:
+        'The next occurrence that has not started (one already queued ahead of its time included); null when paused, completed, or a one-off whose run has started',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -86,8 +92,18 @@ export const Run = z
   .meta({ id: 'Run' });
 export type RunView = z.output<typeof Run>;
 
+/** A run in the dead letter: dead, whether or not it was replayed since. */
+export const DeadLetterRun = Run.extend({
+  replayedBy: z
+    .string()
+    .nullable()
+    .meta({ description: 'The latest replay of this run (its id), or null when it has not been replayed' }),
+}).meta({ id: 'DeadLetterRun' });
+export type DeadLetterRunView = z.output<typeof DeadLetterRun>;
+
 export const JobPage = pageOf(Job, 'JobPage');
 export const RunPage = pageOf(Run, 'RunPage');
+export const DeadLetterPage = pageOf(DeadLetterRun, 'DeadLetterPage');
 
 export const SigningSecret = z
   .strictObject({

@@ -1,11 +1,13 @@
-// The dead-letter queue: dead runs (attempts exhausted, or a failure not worth retrying)
-// that have not been replayed yet and whose job still exists. Replaying one creates a new
-// run linked to it (replay_of), which takes it out of the queue; if that run dies too, the
-// new run is in the queue in its place.
+// The dead letter: dead runs (attempts exhausted, or a failure not worth retrying) whose job
+// still exists. Replaying one creates a new run linked to it (replay_of); the dead run stays
+// dead, and stays listed, with `replayedBy` naming its latest replay. Replaying the dead
+// letter is idempotent: a run that has a replay already is not replayed again by
+// POST /dead-letter/replay (POST /runs/{id}/replay, an explicit "run it again", always is).
+// If a replay dies too, it is in the dead letter itself.
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { DeadLetterQuery, DeadLetterReplayBody } from '../schemas/queries';
-import type { RunView } from '../schemas/resources';
+import type { DeadLetterRunView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
@@ -17,35 +19,43 @@ import { type RunRow, runKey, runSelect, withAttempts } from './run-rows';
 export const REPLAY_BATCH_SIZE = 500;
 const REPLAY_LOCK = 4242003;
 
-// A replay is always requested after the original was scheduled, which lets the NOT EXISTS
-// probe skip older partitions.
-const IN_QUEUE = `
+const DEAD = `
   r.status = 'dead' AND r.finished_at IS NOT NULL
-  AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id AND j.tenant_id = r.tenant_id AND j.deleted_at IS NULL)
-  AND NOT EXISTS (SELECT 1 FROM runs x
-                   WHERE x.tenant_id = r.tenant_id AND x.replay_of = r.id AND x.scheduled_time >= r.scheduled_time)`;
+  AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id AND j.tenant_id = r.tenant_id AND j.deleted_at IS NULL)`;
+
+// A replay is always requested after the original was scheduled, which lets the replay_of
+// probes skip older partitions.
+const NOT_REPLAYED = `
+  NOT EXISTS (SELECT 1 FROM runs x
+               WHERE x.tenant_id = r.tenant_id AND x.replay_of = r.id AND x.scheduled_time >= r.scheduled_time)`;
+
+const REPLAYED_BY = `
+  (SELECT x.id FROM runs x
+    WHERE x.tenant_id = r.tenant_id AND x.replay_of = r.id AND x.scheduled_time >= r.scheduled_time
+    ORDER BY x.scheduled_time DESC, x.id DESC LIMIT 1) AS replayed_by`;
 
 async function requireLiveJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<void> {
   if (!(await selectJob(deps.pool, actor.tenantId, jobId))) throw AppError.notFound('Job');
 }
 
-/** Newest death first. */
+/** Newest death first, replayed or not. */
 export async function listDeadLetter(
   deps: ServiceDeps,
   actor: Actor,
   query: DeadLetterQuery = {},
-): Promise<Page<RunView>> {
+): Promise<Page<DeadLetterRunView>> {
   authorize(actor, 'runs:read');
   const limit = pageLimit(query.limit);
   const after = decodeCursor('dlq', query.cursor);
   if (query.jobId !== undefined) await requireLiveJob(deps, actor, query.jobId);
   const values: unknown[] = [actor.tenantId];
-  const where = ['r.tenant_id = $1', IN_QUEUE];
+  const where = ['r.tenant_id = $1', DEAD];
   if (query.jobId !== undefined) where.push(`r.job_id = $${values.push(query.jobId)}`);
   if (after) where.push(`(r.finished_at, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
   values.push(limit + 1);
-  const { rows } = await deps.pool.query<RunRow>(
-    `${runSelect('r.finished_at')} WHERE ${where.join(' AND ')}
+  const { rows } = await deps.pool.query<RunRow & { replayed_by: string | null }>(
+    `${runSelect('r.finished_at').replace(' FROM runs r', `, ${REPLAYED_BY} FROM runs r`)}
+      WHERE ${where.join(' AND ')}
       ORDER BY r.finished_at DESC, r.id DESC LIMIT $${values.length}`,
     values,
   );
@@ -56,7 +66,11 @@ export async function listDeadLetter(
     (r) => ({ t: r.sort_ts, id: r.id }),
     (r) => r,
   );
-  return { data: await withAttempts(deps.pool, actor.tenantId, page.data), nextCursor: page.nextCursor };
+  const views = await withAttempts(deps.pool, actor.tenantId, page.data);
+  return {
+    data: views.map((v, i) => ({ ...v, replayedBy: page.data[i]?.replayed_by ?? null })),
+    nextCursor: page.nextCursor,
+  };
 }
 
 export type ReplayDeadLetterResult = { replayed: number } | { wouldReplay: number };
@@ -75,7 +89,7 @@ export async function replayDeadLetter(
   authorize(actor, 'runs:write');
   const now = nowMs(deps);
   const values: unknown[] = [actor.tenantId];
-  const where = ['r.tenant_id = $1', IN_QUEUE];
+  const where = ['r.tenant_id = $1', DEAD, NOT_REPLAYED];
   if (input.runIds) {
     const keys = [...new Set(input.runIds)].map(runKey).filter((k) => k !== null);
     where.push(`r.id = ANY($${values.push(keys.map((k) => k.id))}::text[])`);
@@ -99,7 +113,7 @@ export async function replayDeadLetter(
   let replayed = 0;
   for (;;) {
     const batch = await withTransaction(deps.pool, async (client) => {
-      // One replay of the tenant's queue at a time: the NOT EXISTS above must see the
+      // One replay of the tenant's dead letter at a time: NOT_REPLAYED must see the
       // replays a concurrent request just committed, or both would replay the same runs.
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [REPLAY_LOCK, actor.tenantId]);
       const { rows } = await client.query<{ id: string; job_id: string; priority: 'high' | 'normal' | 'low' }>(

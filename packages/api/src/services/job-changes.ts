@@ -5,7 +5,7 @@
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { type JobPatchInput, RetryInput, type ScheduleInput } from '../schemas/job-input';
-import type { JobView } from '../schemas/resources';
+import type { JobView, RunView } from '../schemas/resources';
 import { parseInput } from '../schemas/validate';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
@@ -14,23 +14,37 @@ import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
 import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
 import {
-  cancelFutureScheduledRuns,
   cancelOpenRuns,
   deleteScheduleEntry,
   nextRunAt,
+  occurrenceRunStatus,
   putScheduleEntry,
+  withdrawFutureScheduledRuns,
 } from './schedule-entries';
+import { FINISHED_RUN_STATUSES } from './runs';
 
 function sameSchedule(row: JobRow, schedule: ScheduleInput): boolean {
   return canonicalJson(scheduleOf(row)) === canonicalJson(schedule);
 }
 
-/** Puts the entry where the job's schedule says, or marks the job completed when it never fires again. */
+/**
+ * Puts the entry where the job's schedule says, or marks the job completed when it never fires
+ * again. A one-off whose occurrence already has its scheduled run gets no entry: it stays
+ * active while that run is open, and is completed when it has finished (a pause shortly before
+ * the time cancels that run, and the occurrence is then spent).
+ */
 async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'active' | 'completed'> {
   const next = nextRunAt(specOf(row), now);
   if (!next) {
     await deleteScheduleEntry(db, row.id);
     return 'completed';
+  }
+  if (row.schedule_type === 'once') {
+    const existing = await occurrenceRunStatus(db, row.id, next);
+    if (existing) {
+      await deleteScheduleEntry(db, row.id);
+      return FINISHED_RUN_STATUSES.includes(existing as RunView['status']) ? 'completed' : 'active';
+    }
   }
   await putScheduleEntry(db, { jobId: row.id, tenantId: row.tenant_id, partition: row.partition, nextRunAt: next });
   return 'active';
@@ -93,7 +107,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
       ],
     );
     if (scheduleChanged) {
-      await cancelFutureScheduledRuns(db, row.tenant_id, row.id, now);
+      await withdrawFutureScheduledRuns(db, row.tenant_id, row.id, now);
       if (row.status !== 'paused') {
         const updated = { ...row, ...schedule };
         const status = await reschedule(db, updated, now);
@@ -105,7 +119,12 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
   });
 }
 
-/** Stops scheduling and cancels runs that have not started; running ones finish. Idempotent. */
+/**
+ * Stops scheduling. Occurrences materialized ahead and not yet due are withdrawn (resuming
+ * before their time runs them); runs that are due but not started, or wait for a retry, are
+ * cancelled, and so is a run a worker claimed ahead (its target is never called). Runs whose
+ * target call has begun finish. Idempotent.
+ */
 export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<JobView> {
   authorize(actor, 'jobs:write');
   const now = nowMs(deps);
@@ -118,8 +137,9 @@ export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): 
       now,
     ]);
     await deleteScheduleEntry(db, row.id);
+    const withdrawn = await withdrawFutureScheduledRuns(db, row.tenant_id, row.id, now);
     const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
-    await auditSql(db, actor, 'job.paused', 'job', row.id, { cancelledRuns: cancelled });
+    await auditSql(db, actor, 'job.paused', 'job', row.id, { cancelledRuns: cancelled, withdrawnRuns: withdrawn });
     return reread(db, actor.tenantId, row.id);
   });
 }

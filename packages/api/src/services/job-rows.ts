@@ -1,6 +1,10 @@
 // The jobs table as services read it, and its mapping to the public Job shape. One SELECT
-// list so every read of a job (get, list, after a write) renders identically; nextRunAt
-// comes from the job's schedule entry, which exists only while the job is due to run.
+// list so every read of a job (get, list, after a write) renders identically.
+//
+// nextRunAt is the next occurrence that has not started: the earliest scheduled run the
+// scheduler materialized ahead of time and no worker has started yet (pending, or claimed
+// ahead and waiting for its time), else the schedule entry (the next occurrence not
+// materialized yet, which only exists while the job is active).
 import type { ScheduleColumns } from '@belfry/db';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
@@ -32,7 +36,11 @@ export const JOB_SELECT = `
   SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
          j.anchor_at, j.target, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
          j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.status,
-         j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, e.next_run_at,
+         j.partition, j.version, j.created_at, j.updated_at, j.deleted_at,
+         CASE WHEN j.status = 'active' THEN LEAST(e.next_run_at, (
+           SELECT min(r.scheduled_time) FROM runs r
+            WHERE r.job_id = j.id AND r.trigger = 'schedule'
+              AND (r.status = 'pending' OR (r.status = 'running' AND r.scheduled_time > now())))) END AS next_run_at,
          ${sortTsSql('j.created_at')} AS sort_ts
     FROM jobs j LEFT JOIN schedule_entries e ON e.job_id = j.id`;
 

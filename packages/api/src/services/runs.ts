@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 import type { ListRunsQuery } from '../schemas/queries';
 import type { RunView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
-import { CANCEL_CHANNEL } from '@belfry/db';
+import { CANCEL_CHANNEL, completeFinishedJobs } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { nowMs, requireJob, selectJob } from './jobs';
@@ -97,6 +97,8 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
     );
     // The worker holding a running run hears of it now (NOTIFY is sent on commit).
     if (row.status === 'running') await client.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, row.id]);
+    // A one-off whose scheduled run this was has nothing left to run.
+    await completeFinishedJobs(client, [row.job_id]);
     await auditSql(client, actor, 'run.cancelled', 'run', row.id, { jobId: row.job_id, from: row.status });
     const [view] = await withAttempts(client, actor.tenantId, rows);
     return view as RunView;

@@ -3,6 +3,7 @@
 // the row as it materializes runs. Every API change to a job's schedule or status goes
 // through here, inside the transaction that changes the job.
 import { nextFireTime, type ScheduleSpec } from '@belfry/core';
+import { cancelClaimedAheadRuns } from '@belfry/db';
 import type { Queryable } from '../sql/tx';
 
 /**
@@ -30,8 +31,10 @@ export async function deleteScheduleEntry(db: Queryable, jobId: string): Promise
 }
 
 /**
- * Cancels the job's runs that have not started: pending ones and failed ones waiting for a
- * retry. A worker that fetches their queue message finds them cancelled and drops it.
+ * Cancels the job's runs that have not started: pending ones, failed ones waiting for a
+ * retry, and scheduled runs a worker claimed ahead of their time and waits to start (it is
+ * told, and never calls the target). A worker that fetches the queue message of a cancelled
+ * run finds it cancelled and drops it. Runs whose target call has begun go on.
  */
 export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: string, now: Date): Promise<number> {
   const { rowCount } = await db.query(
@@ -39,20 +42,44 @@ export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: str
       WHERE job_id = $1 AND tenant_id = $2 AND status IN ('pending', 'failed')`,
     [jobId, tenantId, now],
   );
-  return rowCount ?? 0;
+  const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);
+  return (rowCount ?? 0) + claimed.length;
 }
 
-/** Cancels occurrences the scheduler materialized ahead of time under the old schedule. */
-export async function cancelFutureScheduledRuns(
+/**
+ * Takes back the occurrences the scheduler materialized ahead of time (up to ~10 s early) and
+ * no worker has touched: scheduled runs still pending and not yet due. They are deleted, not
+ * cancelled: they are not history (nothing was due yet), and a cancelled run would occupy its
+ * occurrence for good (one scheduled run per occurrence), so resuming before that time, or a
+ * new schedule that fires at the same instant, could not run it. Their queue messages are
+ * dropped by the worker that fetches them. A run already claimed ahead is cancelled instead
+ * (its worker is told). Answers how many runs were withdrawn or cancelled.
+ */
+export async function withdrawFutureScheduledRuns(
   db: Queryable,
   tenantId: string,
   jobId: string,
   now: Date,
 ): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE runs SET status = 'cancelled', finished_at = $3
-      WHERE job_id = $1 AND tenant_id = $2 AND trigger = 'schedule' AND status = 'pending' AND scheduled_time > $3`,
+    `DELETE FROM runs
+      WHERE job_id = $1 AND tenant_id = $2 AND trigger = 'schedule' AND status = 'pending' AND attempt = 0
+        AND scheduled_time > greatest($3::timestamptz, now())`,
     [jobId, tenantId, now],
   );
-  return rowCount ?? 0;
+  const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);
+  return (rowCount ?? 0) + claimed.length;
+}
+
+/**
+ * The scheduled run of a one-off's occurrence, if it was materialized already: its status
+ * decides whether resuming or rescheduling the job to that same time has anything left to
+ * run (at most one scheduled run per occurrence, whatever happens).
+ */
+export async function occurrenceRunStatus(db: Queryable, jobId: string, at: Date): Promise<string | null> {
+  const { rows } = await db.query<{ status: string }>(
+    `SELECT status FROM runs WHERE job_id = $1 AND trigger = 'schedule' AND scheduled_time = $2`,
+    [jobId, at],
+  );
+  return rows[0]?.status ?? null;
 }

@@ -2,6 +2,7 @@
 // running under this worker's lease, attempt + 1, with an attempt row opened; overlap-skip
 // jobs whose previous run is still running are recorded as skipped instead. Runs in any
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
+import { completeFinishedJobs } from './complete-finished-jobs';
 import type { Queryable } from './types';
 
 export interface ClaimedRun {
@@ -38,7 +39,7 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
   );
   // Skipped: a pending scheduled run of an overlap-skip job whose job has a run in progress,
   // or an earlier claimable run of the same job in this very batch (a backlog fetched at once).
-  const { rows } = await tx.query<{ id: string }>(
+  const { rows } = await tx.query<{ id: string; job_id: string }>(
     `WITH batch AS (
        SELECT r.id, r.scheduled_time, r.job_id, r.status, r.trigger, r.next_attempt_at
        FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
@@ -58,8 +59,13 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
              AND (e.status = 'pending' OR (e.status = 'failed' AND e.next_attempt_at <= now() + interval '1 second'))
          )
        )
-     RETURNING r.id`,
+     RETURNING r.id, r.job_id`,
     [ids, times],
+  );
+  // A skipped occurrence finishes its run: a one-off skipped this way is completed.
+  await completeFinishedJobs(
+    tx,
+    rows.map((r) => r.job_id),
   );
   return rows.map((r) => r.id);
 }

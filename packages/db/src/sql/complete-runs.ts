@@ -2,6 +2,7 @@
 // holds the run (same attempt, same worker, status running, lease not expired). A worker
 // whose lease expired — the reaper has moved the run on — gets nothing back and must not
 // act on the outcome.
+import { completeFinishedJobs } from './complete-finished-jobs';
 import type { Queryable } from './types';
 
 export interface AttemptOutcome {
@@ -76,6 +77,13 @@ export async function completeAttempts(
       outcomes.map((o) => o.responseSnippet),
       outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
     ],
+  );
+  // A one-off whose run just finished is now completed.
+  await completeFinishedJobs(
+    tx,
+    rows
+      .filter((r) => r.status === 'succeeded' || r.status === 'dead' || r.status === 'cancelled')
+      .map((r) => r.job_id),
   );
   return rows;
 }

@@ -1,6 +1,7 @@
 // The reaper: runs whose worker stopped heartbeating (lease expired) are taken back. The lost
 // attempt is closed as failed; the run is retried at once, or goes dead when attempts are
 // exhausted. Row locks with SKIP LOCKED let every node reap without doing it twice.
+import { completeFinishedJobs } from './complete-finished-jobs';
 import type { Queryable } from './types';
 
 export interface ReapedRun {
@@ -40,6 +41,10 @@ export async function reapExpiredRuns(tx: Queryable, limit: number): Promise<Rea
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status, worker_id FROM moved`,
     [limit],
+  );
+  await completeFinishedJobs(
+    tx,
+    rows.filter((r) => r.status === 'dead').map((r) => r.job_id),
   );
   return rows;
 }

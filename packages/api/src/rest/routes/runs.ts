@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { PROBLEMS } from '../../openapi/problems';
 import { DeadLetterQuery, DeadLetterReplayBody } from '../../schemas/queries';
-import { ReplayResult, Run, RunPage } from '../../schemas/resources';
+import { DeadLetterPage, ReplayResult, Run } from '../../schemas/resources';
 import { listDeadLetter, replayDeadLetter } from '../../services/dead-letter';
 import { cancelRun, getRun, replayRun } from '../../services/runs';
 import { json } from '../response';
@@ -41,7 +41,9 @@ export const runRoutes = [
     path: '/api/v1/runs/{runId}/replay',
     operationId: 'replayRun',
     summary: "Run a finished run's job again now, as a new run linked to it",
-    description: 'Finished means succeeded, dead, cancelled or skipped; others answer 409.',
+    description:
+      'Finished means succeeded, dead, cancelled or skipped; others answer 409. Every call makes a new run, ' +
+      'also for a run replayed before (unlike POST /dead-letter/replay, which replays a dead run only once).',
     tag: 'Runs',
     scope: 'runs:write',
     responses: {
@@ -61,11 +63,16 @@ export const runRoutes = [
     method: 'GET',
     path: '/api/v1/dead-letter',
     operationId: 'listDeadLetter',
-    summary: 'Dead runs not yet replayed, newest first',
+    summary: 'Dead runs, replayed or not, newest death first',
+    description:
+      'A replayed dead run stays dead and stays listed; `replayedBy` names its latest replay (null when it has ' +
+      'none). Runs of deleted jobs are not listed. If a replay dies too, it is listed itself.',
     tag: 'Dead letter',
     scope: 'runs:read',
     query: DeadLetterQuery,
-    responses: { 200: { description: 'A page of dead runs', content: { 'application/json': { schema: RunPage } } } },
+    responses: {
+      200: { description: 'A page of dead runs', content: { 'application/json': { schema: DeadLetterPage } } },
+    },
     async handle({ deps, actor, query }) {
       return json(200, await listDeadLetter(deps, actor, query));
     },
@@ -77,7 +84,8 @@ export const runRoutes = [
     summary: 'Replay dead runs',
     description:
       '`{ "runIds": [...] }` (at most 500) or `{ "all": true, "jobId"?: ... }`; `dryRun: true` counts ' +
-      'without replaying. Runs already replayed are skipped, so repeating a request is harmless.',
+      'without replaying. Idempotent: dead runs that have a replay already (`replayedBy` set) are skipped, so ' +
+      'repeating a request replays nothing twice.',
     tag: 'Dead letter',
     scope: 'runs:write',
     body: DeadLetterReplayBody,

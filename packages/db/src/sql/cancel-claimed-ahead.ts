@@ -1,0 +1,96 @@
+// Runs claimed ahead of their time: a worker claims a scheduled run up to 500 ms before it is
+// due and waits for the scheduled time before it calls the target. Such a run is `running`
+// but has not started. Pause, delete and a schedule change cancel it, and it must then never
+// be delivered; a run whose target call has begun is left alone.
+//
+// The two sides meet on the run's row and the database clock:
+//   - the canceller locks the candidate rows (FOR UPDATE), then, in a second statement, cancels
+//     those whose scheduled time is still ahead of clock_timestamp();
+//   - the worker, at the scheduled time, re-reads its runs FOR SHARE and calls a target only
+//     when its run is still running under its lease and due by clock_timestamp()
+//     (confirmRunStarts, below).
+// Whichever comes first wins, and the other sees it: a worker that confirmed before the
+// canceller took its lock did so at a database time at or past the scheduled time, which the
+// canceller's later clock check also sees (so it leaves the run running); a canceller that
+// took its lock first makes the worker wait for its commit and then find the run cancelled.
+// The NOTIFY on belfry_cancel only makes the waiting worker drop the run at once.
+import { CANCEL_CHANNEL } from '../queue/names';
+import type { Queryable } from './types';
+
+/**
+ * Cancels the job's scheduled runs that are claimed but not started (running, due in the
+ * future); their open attempts are closed as cancelled and their workers told. `tx` must be
+ * inside a transaction. Answers the cancelled run ids.
+ */
+export async function cancelClaimedAheadRuns(
+  tx: Queryable,
+  tenantId: string,
+  jobId: string,
+  finishedAt: Date,
+): Promise<string[]> {
+  const { rows: locked } = await tx.query<{ id: string; scheduled_time: Date }>(
+    `SELECT r.id, r.scheduled_time FROM runs r
+      WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule' AND r.status = 'running'
+        AND r.scheduled_time > clock_timestamp()
+      ORDER BY r.id
+      FOR UPDATE OF r`,
+    [jobId, tenantId],
+  );
+  if (!locked.length) return [];
+  const { rows } = await tx.query<{ id: string }>(
+    `WITH cancelled AS (
+       UPDATE runs r
+          SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
+         FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
+        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
+          AND r.status = 'running' AND r.scheduled_time > clock_timestamp()
+        RETURNING r.id, r.scheduled_time, r.attempt
+     ), closed AS (
+       UPDATE run_attempts a SET status = 'cancelled', finished_at = $3, error = 'cancelled before it started'
+         FROM cancelled c
+        WHERE a.run_id = c.id AND a.scheduled_time = c.scheduled_time AND a.scheduled_time = ANY($2::timestamptz[])
+          AND a.attempt = c.attempt AND a.status = 'running'
+     )
+     SELECT c.id, pg_notify($4, c.id)::text AS notified FROM cancelled c`,
+    [locked.map((r) => r.id), locked.map((r) => r.scheduled_time), finishedAt, CANCEL_CHANNEL],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface HeldRun {
+  id: string;
+  scheduledTime: Date;
+  attempt: number;
+}
+
+export interface StartCheck {
+  /** runs still held by this worker, and whether each is due by the database clock */
+  held: Map<string, { due: boolean }>;
+  /** the database clock when it answered (epoch ms) */
+  dbNowMs: number;
+}
+
+/**
+ * The worker's side: of `runs`, which does this worker still hold (running, its attempt),
+ * and is each one due? A run missing from `held` was cancelled or taken back: its target
+ * must not be called. FOR SHARE waits for a canceller that holds the row (see above).
+ */
+export async function confirmRunStarts(db: Queryable, workerId: string, runs: HeldRun[]): Promise<StartCheck> {
+  const { rows } = await db.query<{ id: string | null; due: boolean | null; db_ms: number }>(
+    `WITH held AS (
+       SELECT r.id, r.scheduled_time <= clock_timestamp() AS due
+         FROM runs r
+         JOIN unnest($2::text[], $3::timestamptz[], $4::int[]) AS m(id, scheduled_time, attempt)
+           ON r.id = m.id AND r.scheduled_time = m.scheduled_time
+        WHERE r.scheduled_time = ANY($3::timestamptz[]) AND r.attempt = m.attempt
+          AND r.worker_id = $1 AND r.status = 'running'
+        FOR SHARE OF r
+     )
+     SELECT h.id, h.due, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
+       FROM (SELECT 1) one LEFT JOIN held h ON true`,
+    [workerId, runs.map((r) => r.id), runs.map((r) => r.scheduledTime), runs.map((r) => r.attempt)],
+  );
+  const held = new Map<string, { due: boolean }>();
+  for (const r of rows) if (r.id) held.set(r.id, { due: Boolean(r.due) });
+  return { held, dbNowMs: Number(rows[0]?.db_ms ?? Date.now()) };
+}

@@ -1,0 +1,122 @@
+// The meeting point of a pause (or delete) and a worker holding a run claimed ahead of its
+// time, on real PostgreSQL with concurrent sessions: whoever reaches the run's row first
+// decides, and the other sees the decision (see src/sql/cancel-claimed-ahead.ts).
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '@belfry/core';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { insertJob, insertTenant } from '../../../test/fixtures';
+import { cancelClaimedAheadRuns, confirmRunStarts } from '../src/index';
+
+const WORKER = 'worker-a';
+
+describe('cancelling a run claimed ahead vs its worker starting it', () => {
+  let db: TestDatabase;
+  let tenantId: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    tenantId = (await insertTenant(db.pool)).id;
+  });
+  afterAll(() => db.destroy());
+
+  const dbNow = async () =>
+    Number((await db.pool.query(`SELECT (extract(epoch FROM now()) * 1000)::float8 AS ms`)).rows[0].ms);
+
+  /** A job with one scheduled run that WORKER claimed ahead: running, due `inMs` from now. */
+  async function claimedAhead(inMs: number) {
+    const at = new Date(Math.floor(await dbNow()) + inMs);
+    const job = await insertJob(db.pool, tenantId, {
+      schedule: { type: 'once', runAt: at },
+      url: 'http://127.0.0.1:9/hook',
+      partitions: db.partitions,
+    });
+    await db.pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [job.id]);
+    const id = newId('run', at);
+    await db.pool.query(
+      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at, started_at)
+       VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4)`,
+      [id, tenantId, job.id, at, WORKER],
+    );
+    await db.pool.query(
+      `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
+       VALUES ($1, $2, $3, $4, 1, $5, 'running', $2)`,
+      [id, at, tenantId, job.id, WORKER],
+    );
+    return { jobId: job.id, run: { id, scheduledTime: at, attempt: 1 } };
+  }
+
+  async function session(): Promise<pg.PoolClient> {
+    const c = await db.pool.connect();
+    await c.query('BEGIN');
+    return c;
+  }
+
+  /** Resolves once some session of this database waits for a row lock held by `holder`. */
+  async function lockWaitBehind(holder: pg.PoolClient): Promise<void> {
+    const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    for (;;) {
+      const waiting = await db.pool.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND $1 = ANY(pg_blocking_pids(pid))`,
+        [rows[0]?.pid],
+      );
+      if (waiting.rowCount) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  const statusOf = async (id: string) =>
+    (await db.pool.query('SELECT status FROM runs WHERE id = $1', [id])).rows[0]?.status as string;
+
+  it('before its time the worker holds it but must wait; a cancel then takes it, and the worker is told', async () => {
+    const { jobId, run } = await claimedAhead(60_000);
+    const early = await confirmRunStarts(db.pool, WORKER, [run]);
+    expect(early.held.get(run.id)).toEqual({ due: false });
+    expect(early.dbNowMs).toBeLessThan(run.scheduledTime.getTime());
+    expect(await confirmRunStarts(db.pool, 'another-worker', [run])).toMatchObject({ held: new Map() });
+
+    const listener = await db.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(String(n.payload)));
+    await listener.query('LISTEN belfry_cancel');
+    try {
+      const canceller = await session();
+      expect(await cancelClaimedAheadRuns(canceller, tenantId, jobId, new Date())).toEqual([run.id]);
+      // The worker's check waits for the canceller's decision, then finds the run gone.
+      const check = confirmRunStarts(db.pool, WORKER, [run]);
+      await lockWaitBehind(canceller);
+      await canceller.query('COMMIT');
+      canceller.release();
+      expect((await check).held.size).toBe(0);
+      expect(await statusOf(run.id)).toBe('cancelled');
+      const attempt = await db.pool.query('SELECT status, error FROM run_attempts WHERE run_id = $1', [run.id]);
+      expect(attempt.rows).toEqual([{ status: 'cancelled', error: 'cancelled before it started' }]);
+      while (!heard.includes(run.id)) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await listener.query('UNLISTEN *');
+      listener.release();
+    }
+  });
+
+  it('a canceller that reaches the row only after the scheduled time leaves the run to its worker', async () => {
+    const { jobId, run } = await claimedAhead(1_000);
+    // A worker's start check in flight at the scheduled time holds the row (FOR SHARE).
+    const worker = await session();
+    await worker.query('SELECT id FROM runs WHERE id = $1 AND scheduled_time = $2 FOR SHARE', [
+      run.id,
+      run.scheduledTime,
+    ]);
+    const canceller = await session();
+    const cancelling = cancelClaimedAheadRuns(canceller, tenantId, jobId, new Date());
+    await lockWaitBehind(worker);
+    // The canceller chose the row while it was still ahead of its time; the time passes.
+    while ((await dbNow()) <= run.scheduledTime.getTime() + 50) await new Promise((r) => setTimeout(r, 50));
+    await worker.query('COMMIT');
+    worker.release();
+    expect(await cancelling).toEqual([]);
+    await canceller.query('COMMIT');
+    canceller.release();
+    expect(await statusOf(run.id)).toBe('running');
+    expect((await confirmRunStarts(db.pool, WORKER, [run])).held.get(run.id)).toEqual({ due: true });
+  });
+});
