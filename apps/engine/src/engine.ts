@@ -2,7 +2,16 @@
 // which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
 // worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
 import { deriveEncryptionKey } from '@belfry/core';
-import { createPool, createQueueClient, localSecret, migrate, queueDepth, resolveDatabase } from '@belfry/db';
+import {
+  createPool,
+  createQueueClient,
+  type DatabaseTarget,
+  localSecret,
+  migrate,
+  queueDepth,
+  requireDirectConnection,
+  resolveDatabase,
+} from '@belfry/db';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
@@ -18,6 +27,13 @@ import { TenantLimits } from './worker/tenant-limits';
 import { Wakeups } from './worker/wakeups';
 import { WorkerPool } from './worker/worker-pool';
 
+/**
+ * Connections one engine node opens at most (docs/operations.md counts them): its pool, its
+ * pg-boss pool, one direct connection for retention and one LISTEN connection (worker role).
+ */
+export const ENGINE_POOL_MAX = 30;
+export const QUEUE_POOL_MAX = 10;
+
 export interface RunningEngine {
   nodeId: string;
   metricsPort: number | null;
@@ -26,18 +42,35 @@ export interface RunningEngine {
 
 export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngine> {
   const target = await resolveDatabase(env.db, (m) => log.info(m));
-  await migrate(target.url, { partitions: env.db.BELFRY_PARTITIONS });
+  try {
+    return await startOn(target, env, log);
+  } catch (err) {
+    // An embedded server this node started must not outlive a failed start.
+    await target.release().catch(() => {});
+    throw err;
+  }
+}
+
+async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promise<RunningEngine> {
+  await requireDirectConnection(target);
+  // Migrations hold a session advisory lock: straight to PostgreSQL, never through a pooler.
+  await migrate(target.directUrl, { partitions: env.db.BELFRY_PARTITIONS });
   // A stopped (SIGSTOP) node must not hold locks forever: the server aborts its idle
-  // transaction, which rolls back whatever it had not committed.
+  // transaction, which rolls back whatever it had not committed. Set per transaction, so it
+  // also holds through a transaction pooler.
   const pool = createPool(target.url, {
-    max: 30,
+    max: ENGINE_POOL_MAX,
     name: `belfry-engine:${env.nodeId}`,
-    options: `-c idle_in_transaction_session_timeout=${Math.min(10_000, env.partitionLeaseMs)} -c lock_timeout=10000`,
+    transactionSettings: {
+      idle_in_transaction_session_timeout: Math.min(10_000, env.partitionLeaseMs),
+      lock_timeout: 10_000,
+    },
   });
+  // Retention's pass runs under a session advisory lock (one node at a time).
+  const direct = createPool(target.directUrl, { max: 1, name: `belfry-engine-direct:${env.nodeId}` });
   const boss = await createQueueClient(target.url, {
     supervise: env.roles.includes('worker'),
-    max: 10,
-    idleInTransactionTimeoutMs: Math.min(10_000, env.partitionLeaseMs),
+    max: QUEUE_POOL_MAX,
     onError: (err) => log.warn({ err }, 'queue error'),
   });
   const metrics = new Metrics();
@@ -87,7 +120,8 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
   if (env.roles.includes('worker')) {
     const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets }));
     const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
-    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000 }, log);
+    // LISTEN needs a session of its own: the direct URL.
+    const wakeups = new Wakeups(pool, clock, { url: target.directUrl, discoveryMs: 2_000 }, log);
     const limits = new TenantLimits(pool, env.tenantConcurrency);
     await limits.refresh();
     workers = new WorkerPool(
@@ -128,7 +162,7 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
     });
   }
 
-  const retention = new Retention(pool, { intervalMs: 15 * 60_000, daysAhead: 7, deleteBatch: 5_000 }, log);
+  const retention = new Retention(direct, { intervalMs: 15 * 60_000, daysAhead: 7, deleteBatch: 5_000 }, log);
   await retention.start();
 
   registry.setStatsSource(() => ({
@@ -156,6 +190,7 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
       served?.server.close();
       await boss.stop({ graceful: false, close: true }).catch(() => {});
       await pool.end();
+      await direct.end();
       await target.release();
       log.info('engine node stopped');
     },

@@ -1,6 +1,7 @@
 // `npm run engine`: one engine node. Resolves the database (DATABASE_URL or the shared
 // embedded server), applies migrations if needed, then runs the roles it was given until
 // SIGINT/SIGTERM, when it drains and releases what it holds.
+import { explainStartupError, readDbEnv, StartupError } from '@belfry/db';
 import { readEngineEnv } from './env';
 import { createLogger } from './logger';
 import { startEngine } from './engine';
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`engine failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // What an operator can fix is said in one sentence; anything else is a bug worth its stack.
+  let url: string | undefined;
+  try {
+    url = readDbEnv().DATABASE_URL;
+  } catch {}
+  const sentence = explainStartupError(err, url);
+  const known = err instanceof StartupError || sentence !== (err as Error)?.message;
+  const detail = known || !(err instanceof Error) ? '' : `\n${err.stack ?? ''}`;
+  process.stderr.write(`engine failed to start: ${sentence}${detail}\n`);
   process.exit(1);
 });

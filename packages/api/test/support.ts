@@ -1,7 +1,7 @@
 // Test harness for the API: a cloned database, real pg-boss and Prisma clients, the REST
 // handler, and helpers to make tenants, keys and requests. No mocks: requests go through
 // the real router into real PostgreSQL.
-import { createPrisma, createQueueClient, type PrismaClient, type QueueClient } from '@belfry/db';
+import { createPool, createPrisma, createQueueClient, type PrismaClient, type QueueClient } from '@belfry/db';
 import { deriveEncryptionKey } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import {
@@ -37,14 +37,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(): Promise<Harness> {
+export interface HarnessOptions {
+  /** the URL the services connect to (e.g. through a pooler), from the test database's name */
+  connectVia?: (database: string) => string;
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const db = await createTestDatabase();
-  const prisma = createPrisma(db.url, { max: 4 });
-  const queue = await createQueueClient(db.url, { max: 4 });
+  const url = options.connectVia ? options.connectVia(db.name) : db.url;
+  const prisma = createPrisma(url, { max: 4 });
+  const queue = await createQueueClient(url, { max: 4 });
+  const pool = options.connectVia ? createPool(url, { max: 10, name: 'belfry-test-api' }) : db.pool;
   const clock = new TestClock();
   const deps: ServiceDeps = {
     prisma,
-    pool: db.pool,
+    pool,
     clock,
     log: silentLog,
     encryptionKey: deriveEncryptionKey('test-encryption-key-material'),
@@ -62,6 +69,7 @@ export async function createHarness(): Promise<Harness> {
     async close() {
       await queue.stop({ graceful: false, close: true });
       await prisma.$disconnect();
+      if (pool !== db.pool) await pool.end();
       await db.destroy();
     },
   };

@@ -1,12 +1,21 @@
 // Resolves which PostgreSQL Belfry talks to: DATABASE_URL when set, otherwise the embedded
-// server under .belfry/ (started or shared, see embedded.ts).
+// server under .belfry/ (started or shared, see embedded.ts). DATABASE_URL may go through a
+// transaction pooler such as PgBouncer; what needs a session of its own (LISTEN, session
+// advisory locks, migrations) uses the direct URL, BELFRY_DIRECT_DATABASE_URL.
 import pg from 'pg';
 import { ensureEmbeddedPostgres, type EmbeddedServer } from './embedded';
 import { readDbEnv, type DbEnv } from './env';
 import { belfryHome } from './paths';
+import { StartupError } from './startup-error';
+import { setTransactionSettings } from './transaction';
 
 export interface DatabaseTarget {
+  /** for pools: transactions and single statements (may be a transaction pooler) */
   url: string;
+  /** straight to PostgreSQL: LISTEN, session advisory locks, migrations */
+  directUrl: string;
+  /** BELFRY_DIRECT_DATABASE_URL was given */
+  directConfigured: boolean;
   /** the embedded server, when one is in use; `owned` tells whether we must stop it */
   embedded: EmbeddedServer | null;
   release(): Promise<void>;
@@ -17,27 +26,85 @@ export async function resolveDatabase(
   log?: (message: string) => void,
 ): Promise<DatabaseTarget> {
   if (env.DATABASE_URL) {
-    return { url: env.DATABASE_URL, embedded: null, release: async () => {} };
+    return {
+      url: env.DATABASE_URL,
+      directUrl: env.BELFRY_DIRECT_DATABASE_URL ?? env.DATABASE_URL,
+      directConfigured: Boolean(env.BELFRY_DIRECT_DATABASE_URL),
+      embedded: null,
+      release: async () => {},
+    };
+  }
+  if (env.BELFRY_DIRECT_DATABASE_URL) {
+    throw new StartupError(
+      'BELFRY_DIRECT_DATABASE_URL is set but DATABASE_URL is not: set DATABASE_URL too (the pooled URL), or unset both to use the embedded PostgreSQL.',
+    );
   }
   const embedded = await ensureEmbeddedPostgres({
     home: belfryHome(env.BELFRY_HOME),
     port: env.BELFRY_PG_PORT,
     ...(log ? { log } : {}),
   });
-  return { url: embedded.url, embedded, release: () => embedded.stop() };
+  return {
+    url: embedded.url,
+    directUrl: embedded.url,
+    directConfigured: false,
+    embedded,
+    release: () => embedded.stop(),
+  };
 }
 
-export function createPool(url: string, options: { max?: number; name?: string; options?: string } = {}): pg.Pool {
+/**
+ * Does `url` reach PostgreSQL through a connection pooler? A pooler answers the startup with
+ * a cancel key of its own, so the "process id" the client was given is not the id of the
+ * server process that runs its queries.
+ */
+export async function goesThroughPooler(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return (client as unknown as { processID: number | null }).processID !== rows[0]?.pid;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Refuses to start when DATABASE_URL goes through a pooler and no direct URL was given: LISTEN
+ * and session locks would silently misbehave behind a transaction pooler.
+ */
+export async function requireDirectConnection(target: DatabaseTarget): Promise<void> {
+  if (target.embedded || target.directConfigured) return;
+  if (await goesThroughPooler(target.url)) {
+    throw new StartupError(
+      'DATABASE_URL goes through a connection pooler (such as PgBouncer): set BELFRY_DIRECT_DATABASE_URL to a direct PostgreSQL URL for LISTEN, session locks and migrations (or to DATABASE_URL itself if the pooler runs in session mode); see docs/operations.md.',
+    );
+  }
+}
+
+export interface PoolOptions {
+  max?: number;
+  name?: string;
+  /**
+   * Settings every transaction on this pool starts with (SET LOCAL, sent with BEGIN in one
+   * round trip). Not connection startup options: a transaction pooler refuses those, and
+   * would not keep them for the server connection a transaction lands on anyway.
+   */
+  transactionSettings?: Record<string, number | string>;
+}
+
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.name ?? 'belfry',
     idleTimeoutMillis: 30_000,
-    ...(options.options ? { options: options.options } : {}),
   });
   // An idle client's error (e.g. the server restarted) must not crash the process; the
   // pool drops that client and the next query reconnects.
   pool.on('error', () => {});
+  if (options.transactionSettings) setTransactionSettings(pool, options.transactionSettings);
   return pool;
 }
 

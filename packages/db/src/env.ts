@@ -1,10 +1,18 @@
 // Database configuration read from the environment, validated once.
 import { z } from 'zod';
+import { StartupError } from './startup-error';
 
 const schema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  // A connection straight to PostgreSQL, for what a transaction pooler (PgBouncer) in
+  // DATABASE_URL cannot carry: LISTEN, session advisory locks, migrations. Default DATABASE_URL.
+  BELFRY_DIRECT_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'BELFRY_DIRECT_DATABASE_URL must be a postgres:// or postgresql:// URL')
     .optional()
     .or(z.literal('').transform(() => undefined)),
   BELFRY_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
@@ -18,7 +26,7 @@ export function readDbEnv(env: NodeJS.ProcessEnv = process.env): DbEnv {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid database configuration:\n${lines.join('\n')}`);
+    throw new StartupError(`Invalid database configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
 }

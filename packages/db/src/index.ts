@@ -1,6 +1,7 @@
 // Database access: connection resolution (external or embedded PostgreSQL), migrations, the
 // Prisma client, and raw SQL for hot paths.
 export * from './env';
+export * from './startup-error';
 export * from './paths';
 export * from './embedded';
 export * from './connection';

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrationsDir } from './paths';
+import { StartupError } from './startup-error';
 
 export interface MigrationFile {
   name: string;
@@ -34,6 +35,9 @@ const LOCK_KEY = 72707369; // the advisory lock key prisma migrate uses
 
 export async function migrate(url: string, options: { partitions: number; dir?: string }): Promise<MigrateResult> {
   const client = new pg.Client({ connectionString: url, application_name: 'belfry-migrate' });
+  // A server that goes away mid-migration fails the pending query; the client's 'error' event
+  // must not also take the process down.
+  client.on('error', () => {});
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
@@ -57,14 +61,16 @@ export async function migrate(url: string, options: { partitions: number; dir?: 
       const prior = done.get(m.name);
       if (prior?.finished_at) {
         if (prior.checksum !== m.checksum) {
-          throw new Error(
+          throw new StartupError(
             `Migration ${m.name} was changed after it was applied (checksum mismatch); add a new migration instead.`,
           );
         }
         continue;
       }
       if (prior)
-        throw new Error(`Migration ${m.name} previously failed; fix the database by hand, then mark it rolled back.`);
+        throw new StartupError(
+          `Migration ${m.name} previously failed; fix the database by hand, then mark it rolled back.`,
+        );
       const id = randomUUID();
       await client.query('BEGIN');
       try {
@@ -76,8 +82,8 @@ export async function migrate(url: string, options: { partitions: number; dir?: 
         );
         await client.query('COMMIT');
       } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`);
+        await client.query('ROLLBACK').catch(() => {});
+        throw new StartupError(`Migration ${m.name} failed: ${(err as Error).message}`);
       }
       applied.push(m.name);
     }

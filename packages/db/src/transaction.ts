@@ -5,6 +5,21 @@ import type pg from 'pg';
 
 const RETRYABLE = new Set(['40P01', '40001']);
 
+const begins = new WeakMap<pg.Pool, string>();
+
+/**
+ * Every transaction on `pool` will begin with these settings (SET LOCAL, in the same round
+ * trip as BEGIN). This is how the engine gets idle_in_transaction_session_timeout — a stopped
+ * node must not hold locks — through a transaction pooler, which refuses connection options.
+ */
+export function setTransactionSettings(pool: pg.Pool, settings: Record<string, number | string>): void {
+  const sets = Object.entries(settings).map(([name, value]) => {
+    if (!/^[a-z_]+$/.test(name)) throw new Error(`not a setting name: ${name}`);
+    return `SET LOCAL ${name} = '${String(value).replaceAll("'", "''")}'`;
+  });
+  begins.set(pool, ['BEGIN', ...sets].join('; '));
+}
+
 export interface TransactionOptions {
   /** how many times to run the transaction when it hits a deadlock or serialization failure */
   maxTries?: number;
@@ -19,8 +34,15 @@ export async function withTransaction<T>(
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
+    // The pool listens for errors of idle clients only. One checked out here can still get one
+    // between statements (the server ended the session: idle_in_transaction_session_timeout,
+    // a restart); unheard, it would take the process down. The next statement fails instead.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
-      await client.query('BEGIN');
+      await client.query(begins.get(pool) ?? 'BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
@@ -32,6 +54,7 @@ export async function withTransaction<T>(
       if (attempt < maxTries && typeof code === 'string' && RETRYABLE.has(code)) continue;
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

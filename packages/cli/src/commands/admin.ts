@@ -49,8 +49,10 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
   const target = await wrapAsync('cannot start or reach the database', () => db.resolveDatabase(dbEnv, progress));
   const cleanup: (() => Promise<unknown>)[] = [];
   try {
+    await wrapAsync('cannot use the database', () => db.requireDirectConnection(target));
+    // Migrations hold a session lock: on the direct URL (BELFRY_DIRECT_DATABASE_URL, else DATABASE_URL).
     const { partitions } = await wrapAsync('cannot migrate the database', () =>
-      db.migrate(target.url, { partitions: dbEnv.BELFRY_PARTITIONS }),
+      db.migrate(target.directUrl, { partitions: dbEnv.BELFRY_PARTITIONS }),
     );
     // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
     const encryptionKey = deriveEncryptionKey(db.localSecret('encryption-key', ctx.env.encryptionKey));

@@ -20,8 +20,6 @@ export interface QueueClientOptions {
   supervise?: boolean;
   max?: number;
   onError?: (err: Error) => void;
-  /** server-side limit on idle-in-transaction sessions (a SIGSTOPped node must not hold pg-boss's locks forever) */
-  idleInTransactionTimeoutMs?: number;
 }
 
 const known = new WeakMap<PgBoss, Set<string>>();
@@ -38,7 +36,10 @@ export async function createQueueClient(url: string, options: QueueClientOptions
     monitorIntervalSeconds: 15,
     maintenanceIntervalSeconds: 300,
     application_name: 'belfry-queue',
-    options: `-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? 10_000}`,
+    // No connection startup options (a transaction pooler such as PgBouncer refuses them), and
+    // none needed: pg-boss sends each of its own transactions (createQueue's advisory lock
+    // included) as one message that begins with SET LOCAL idle_in_transaction_session_timeout,
+    // so a stopped client never leaves one open; fetches run in the engine's transactions.
   });
   boss.on('error', options.onError ?? (() => {}));
   await boss.start();

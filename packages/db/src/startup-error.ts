@@ -1,0 +1,83 @@
+// Startup failures an operator can fix, said in one sentence instead of a stack trace: bad
+// configuration (StartupError, thrown with the sentence), and the ways connecting to
+// PostgreSQL fails (explainStartupError turns the driver's error into what to do).
+
+/** A failure whose message already says what is wrong and what to do; print it, not a stack. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  address?: unknown;
+  port?: unknown;
+  hostname?: unknown;
+  errors?: unknown[];
+  syscall?: unknown;
+  path?: unknown;
+}
+
+function where(url: string | undefined): string {
+  if (!url) return 'PostgreSQL';
+  try {
+    const u = new URL(url);
+    return `PostgreSQL at ${u.hostname}:${u.port || '5432'}${u.pathname.length > 1 ? ` (database ${u.pathname.slice(1)})` : ''}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
+/**
+ * What went wrong, for a person: one sentence when the error is one of the known ways a start
+ * fails (the database unreachable or refusing us, a port in use, a binary that cannot run),
+ * otherwise the error's own message. `url` names the server that was being reached.
+ */
+export function explainStartupError(err: unknown, url?: string, variable = 'DATABASE_URL'): string {
+  if (err instanceof StartupError) return err.message;
+  const e = (err ?? {}) as ErrorLike;
+  const inner = (Array.isArray(e.errors) ? (e.errors[0] as ErrorLike | undefined) : undefined) ?? {};
+  const code = String(e.code ?? inner.code ?? '');
+  const message = String(e.message ?? err ?? 'unknown error');
+  const server = where(url);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `Cannot connect to ${server}: connection refused. Is it running, and is ${variable} right?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Cannot connect to ${server}: the host name does not resolve. Check ${variable}.`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `Cannot connect to ${server}: no answer (${code}). Check ${variable} and the network.`;
+    case '28P01':
+      return `${server} refused the password for the user in ${variable}.`;
+    case '28000':
+      return `${server} refused the connection (${message}). Check the user in ${variable} and pg_hba.conf.`;
+    case '3D000':
+      return `${server}: ${message}. Create it, or fix the database name in ${variable}.`;
+    case '53300':
+      return `${server} has no connection slots left (${message}). Raise max_connections or lower the pool sizes (docs/operations.md).`;
+    case '57P03':
+      return `${server} is not accepting connections yet (${message}). Try again when it has started.`;
+    case '08P01':
+      if (/unsupported startup parameter/.test(message)) {
+        return `${variable} points at a connection pooler that refused a connection parameter (${message}); see docs/operations.md, PgBouncer.`;
+      }
+      break;
+    case 'EADDRINUSE':
+      return `Port ${String(e.port ?? '')} is already in use: stop what holds it, or choose another port.`;
+    case 'EACCES':
+      if (e.syscall === 'listen')
+        return `Not allowed to listen on port ${String(e.port ?? '')}: choose a port above 1023.`;
+      if (typeof e.path === 'string') return `Permission denied: ${e.path}.`;
+      break;
+  }
+  if (/timeout expired|connection timeout/i.test(message)) {
+    return `Cannot connect to ${server}: no answer within the connect timeout. Check ${variable} and the network.`;
+  }
+  if (/^Connection terminated/.test(message)) {
+    return `${server} closed the connection while Belfry was starting (${message}). Is it restarting?`;
+  }
+  return message;
+}
