@@ -10,14 +10,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{apps,packages}/*/{src,test}/**/*.test.ts'],
+          include: ['{apps,packages}/*/{src,test}/**/*.test.ts', 'scripts/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },
       {
         test: {
           name: 'int',
-          include: ['{apps,packages}/*/{src,test}/**/*.int.test.ts'],
+          include: ['{apps,packages}/*/{src,test}/**/*.int.test.ts', 'scripts/**/*.int.test.ts'],
           exclude: ['**/node_modules/**'],
           globalSetup: ['./test/global-setup.ts'],
           testTimeout: 60_000,

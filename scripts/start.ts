@@ -1,141 +1,168 @@
 // `npm start`: the whole of Belfry on one machine. Starts (or reuses) the database, applies
 // migrations, seeds a demo tenant on first run, builds the dashboard when its sources changed,
-// then runs the web app and one engine node until Ctrl-C, and stops them all, the embedded
-// database last.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// then runs the web app and one engine node under a supervisor (restarted with backoff if they
+// exit unexpectedly) until Ctrl-C or SIGTERM, and stops them all, the embedded database last.
+//
+// Every way a start can fail ends in one sentence on stderr and exit code 1 — after stopping
+// whatever was started already (a build, an embedded PostgreSQL): never a stack trace.
+import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { deriveEncryptionKey } from '@belfry/core';
 import {
   createPool,
   createPrisma,
   createQueueClient,
+  type DatabaseTarget,
+  explainStartupError,
   findRepoRoot,
   localSecret,
   migrate,
   readDbEnv,
+  requireDirectConnection,
   resolveDatabase,
+  StartupError,
 } from '@belfry/db';
 import { seedDemoTenant, systemClock } from '@belfry/api';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { Supervisor } from './lib/supervisor';
+import { webBuildIsStale } from './lib/web-build';
 
-const root = findRepoRoot();
-const env = z
-  .object({
-    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-    BELFRY_ROLES: z.string().default('scheduler,worker'),
-  })
-  .parse(process.env);
-const dbEnv = readDbEnv();
 const say = (m: string) => process.stdout.write(`[belfry] ${m}\n`);
+const root = findRepoRoot();
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  if (!existsSync(dir)) return newest;
-  if (!statSync(dir).isDirectory()) return statSync(dir).mtimeMs;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === '.next' || entry.name === 'generated') continue;
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+/** Thrown out of the start sequence when a stop was asked for while starting. */
+class Stopped extends Error {}
+
+let target: DatabaseTarget | undefined;
+let build: ChildProcess | undefined;
+let supervisor: Supervisor | undefined;
+let stopping = false;
+let starting: Promise<void> = Promise.resolve();
+
+function readEnv() {
+  const parsed = z
+    .object({
+      PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+      BELFRY_ROLES: z.string().default('scheduler,worker'),
+    })
+    .safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new StartupError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return newest;
+  return { ...parsed.data, db: readDbEnv() };
 }
 
-function webBuildIsStale(): boolean {
-  const buildId = join(root, 'apps/web/.next/BUILD_ID');
-  if (!existsSync(buildId)) return true;
-  const built = statSync(buildId).mtimeMs;
-  const sources = [
-    'apps/web/src',
-    'apps/web/next.config.ts',
-    'packages/api/src',
-    'packages/core/src',
-    'packages/db/src',
-  ];
-  return sources.some(
-    (s) => newestMtime(join(root, s)) > built || (existsSync(join(root, s)) && statSync(join(root, s)).mtimeMs > built),
-  );
-}
-
-function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
+function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { ...options, stdio: 'inherit' });
-    child.on('exit', (code) => resolve(code ?? 1));
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, () => server.close(() => resolve(true)));
   });
 }
 
-async function main(): Promise<void> {
+function checkpoint(): void {
+  if (stopping) throw new Stopped();
+}
+
+function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...options, stdio: 'inherit', detached: true });
+    build = child;
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      build = undefined;
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+async function startAll(): Promise<void> {
   const started = Date.now();
-  const target = await resolveDatabase(dbEnv, say);
+  const env = readEnv();
+  // Fail fast, before anything slow: the dashboard's port must be free.
+  if (!(await portIsFree(env.PORT))) {
+    throw new StartupError(`Port ${env.PORT} (PORT) is in use: stop what holds it, or set PORT to a free port.`);
+  }
+  target = await resolveDatabase(env.db, say);
+  checkpoint();
   say(
     target.embedded
       ? `embedded PostgreSQL on 127.0.0.1:${target.embedded.port} (data in .belfry/pg)`
-      : 'using DATABASE_URL',
+      : target.directConfigured
+        ? 'using DATABASE_URL (and BELFRY_DIRECT_DATABASE_URL for sessions)'
+        : 'using DATABASE_URL',
   );
-  const { applied, partitions } = await migrate(target.url, { partitions: dbEnv.BELFRY_PARTITIONS });
+  await requireDirectConnection(target);
+  const { applied, partitions } = await migrate(target.directUrl, { partitions: env.db.BELFRY_PARTITIONS });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+  checkpoint();
 
   const encryptionKey = localSecret('encryption-key', process.env.BELFRY_ENCRYPTION_KEY);
   const nextAuthSecret = localSecret('nextauth', process.env.NEXTAUTH_SECRET);
   const prisma = createPrisma(target.url, { max: 2 });
-  const pool = createPool(target.url, { max: 2 });
-  const password = randomBytes(9).toString('base64url');
+  const pool = createPool(target.url, { max: 2, name: 'belfry-start' });
   const queue = await createQueueClient(target.url, { max: 2 });
-  const seeded = await seedDemoTenant(
-    {
-      prisma,
-      pool,
-      queue,
-      clock: systemClock,
-      log: console,
-      encryptionKey: deriveEncryptionKey(encryptionKey),
-      partitions,
-    },
-    password,
-  );
-  await queue.stop({ graceful: false });
-  await prisma.$disconnect();
-  await pool.end();
+  let seeded: Awaited<ReturnType<typeof seedDemoTenant>>;
+  try {
+    seeded = await seedDemoTenant(
+      {
+        prisma,
+        pool,
+        queue,
+        clock: systemClock,
+        log: console,
+        encryptionKey: deriveEncryptionKey(encryptionKey),
+        partitions,
+      },
+      randomBytes(9).toString('base64url'),
+    );
+  } finally {
+    await queue.stop({ graceful: false }).catch(() => {});
+    await prisma.$disconnect().catch(() => {});
+    await pool.end().catch(() => {});
+  }
+  checkpoint();
 
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: target.url,
+    ...(target.directConfigured ? { BELFRY_DIRECT_DATABASE_URL: target.directUrl } : {}),
     BELFRY_ENCRYPTION_KEY: encryptionKey,
     NEXTAUTH_SECRET: nextAuthSecret,
     NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
     PORT: String(env.PORT),
   };
 
-  if (webBuildIsStale()) {
+  if (webBuildIsStale(root)) {
     say('building the dashboard (first start or changed sources) ...');
-    const code = await run('npx', ['next', 'build'], {
+    const code = await run(join(root, 'node_modules/.bin/next'), ['build'], {
       cwd: join(root, 'apps/web'),
       env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' },
     });
-    if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
+    checkpoint();
+    if (code !== 0) throw new StartupError(`Building the dashboard failed (next build exit code ${code}); see above.`);
   }
 
-  const children: ChildProcess[] = [];
-  let shuttingDown = false;
-  const spawnChild = (name: string, cmd: string, args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) => {
-    const child = spawn(cmd, args, { cwd, env: { ...childEnv, ...extra }, stdio: 'inherit' });
-    child.on('exit', (code, signal) => {
-      if (!shuttingDown) {
-        say(`${name} exited unexpectedly (${signal ?? code}); stopping everything`);
-        void shutdown(1);
-      }
-    });
-    children.push(child);
-    return child;
-  };
-
-  spawnChild('web', join(root, 'node_modules/.bin/next'), ['start', '-p', String(env.PORT)], join(root, 'apps/web'), {
-    NEXT_TELEMETRY_DISABLED: '1',
+  supervisor = new Supervisor({ say });
+  supervisor.on('give-up', () => void shutdown(1));
+  supervisor.add({
+    name: 'web',
+    command: join(root, 'node_modules/.bin/next'),
+    args: ['start', '-p', String(env.PORT)],
+    cwd: join(root, 'apps/web'),
+    env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' },
   });
   if (env.BELFRY_ROLES.trim() !== 'none') {
-    spawnChild('engine', process.execPath, ['--import', 'tsx', 'apps/engine/src/main.ts'], root, {
-      BELFRY_ROLES: env.BELFRY_ROLES,
+    supervisor.add({
+      name: 'engine',
+      // node with tsx's loader (not the tsx CLI, which would put a process between us and it)
+      command: process.execPath,
+      args: ['--import', 'tsx', 'apps/engine/src/main.ts'],
+      cwd: root,
+      env: { ...childEnv, BELFRY_ROLES: env.BELFRY_ROLES },
     });
   }
 
@@ -149,34 +176,53 @@ async function main(): Promise<void> {
     say(`  API key: ${seeded.apiKey}`);
     say(`  try:     curl -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${env.PORT}/api/v1/jobs`);
   }
-
-  async function shutdown(code: number): Promise<void> {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    say('stopping ...');
-    setTimeout(() => {
-      say('shutdown took too long; exiting');
-      process.exit(1);
-    }, 90_000);
-    const exits = children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-          setTimeout(() => c.kill('SIGKILL'), 40_000).unref();
-        }),
-    );
-    await Promise.all(exits);
-    await target.release();
-    say('stopped');
-    process.exit(code);
-  }
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
 }
 
-main().catch((err) => {
-  process.stderr.write(`[belfry] failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+/** Stops everything that was started, the embedded database last, and exits. */
+async function shutdown(code: number, why = 'stopping ...'): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say(why);
+  setTimeout(() => {
+    say('shutdown took too long; exiting');
+    process.exit(1);
+  }, 90_000).unref();
+  if (build?.pid) {
+    try {
+      process.kill(-build.pid, 'SIGTERM');
+    } catch {}
+  }
+  await starting.catch(() => {});
+  await supervisor?.stop();
+  await target?.release().catch((err: Error) => say(`could not stop the embedded PostgreSQL: ${err.message}`));
+  say('stopped');
+  process.exit(code);
+}
+
+// Registered before anything starts: a stop asked for while starting is honoured too. SIGTERM
+// (docker stop, systemd) and SIGHUP (terminal closed) stop everything exactly like Ctrl-C.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+// A parent that goes away without passing a signal on (npm killed, a shell gone) must not
+// leave us running unattended.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown(0, 'the process that started npm start is gone; stopping ...');
+}, 1_000).unref();
+
+starting = startAll();
+starting.catch(async (err: unknown) => {
+  if (err instanceof Stopped) return; // shutdown() is under way
+  let url: string | undefined;
+  try {
+    url = readDbEnv().DATABASE_URL;
+  } catch {}
+  process.stderr.write(`[belfry] failed to start: ${explainStartupError(err, url)}\n`);
+  if (
+    !(err instanceof StartupError) &&
+    explainStartupError(err, url) === (err as Error)?.message &&
+    err instanceof Error
+  ) {
+    process.stderr.write(`${err.stack ?? ''}\n`);
+  }
+  await shutdown(1, 'stopping what was started ...');
 });
