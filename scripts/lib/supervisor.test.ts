@@ -59,17 +59,17 @@ describe('Supervisor', () => {
     const gaveUp = nextEvent<[string, string]>(s, 'give-up');
     const starts: number[] = [];
     s.on('started', () => starts.push(Date.now()));
-    s.add(node('web', 'process.exit(3)'));
+    s.add(node('web', 'process.exit(4)'));
     const [name, reason] = await gaveUp;
     expect(name).toBe('web');
     expect(reason).toMatch(
-      /^web failed 4 times in a row, each within 60 s of starting \(last: exit code 3\); giving up/,
+      /^web failed 4 times in a row, each within 60 s of starting \(last: exit code 4\); giving up/,
     );
     expect(starts).toHaveLength(4);
     // Waits grow: 30, 60, 120 ms (half the cap plus half of it again at random = 0.5).
     const restarts = said.filter((m) => m.includes('restarting in'));
     expect(restarts.map((m) => /restarting in ([\d.]+) s/.exec(m)?.[1])).toEqual(['0.0', '0.1', '0.1']);
-    expect(restarts.every((m) => m.includes('(exit code 3)'))).toBe(true);
+    expect(restarts.every((m) => m.includes('(exit code 4)'))).toBe(true);
     for (let i = 1; i < starts.length; i++) expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeGreaterThanOrEqual(25);
   });
 
@@ -82,6 +82,38 @@ describe('Supervisor', () => {
     const [, reason] = await gaveUp;
     expect(reason).toMatch(/^engine refused its configuration \(exit code 2\)/);
     expect(starts).toBe(1);
+  });
+
+  it('waits out an unavailable database (exit code 3) however many times, without calling it a crash loop', async () => {
+    const { s, said } = supervisor({ maxFastFailures: 2, maxBackoffMs: 80 });
+    const counter = `${process.env.TMPDIR ?? '/tmp'}/belfry-supervisor-db-${process.pid}-${Date.now()}`;
+    const up = new Promise<void>((resolve) =>
+      s.on('started', () => {
+        if (said.filter((m) => m.includes('cannot reach the database')).length === 5) resolve();
+      }),
+    );
+    // Exits 3 five times (the database is "down"), then keeps running.
+    s.add(
+      node(
+        'engine',
+        `const fs = require('node:fs'); const f = ${JSON.stringify(counter)};
+         const n = fs.existsSync(f) ? Number(fs.readFileSync(f, 'utf8')) : 0; fs.writeFileSync(f, String(n + 1));
+         if (n < 5) process.exit(3); setInterval(() => {}, 1000);`,
+      ),
+    );
+    let gaveUp = false;
+    s.on('give-up', () => {
+      gaveUp = true;
+    });
+    await up;
+    const { readFileSync, rmSync } = await import('node:fs');
+    // The sixth run finds the database "up" and stays.
+    while (readFileSync(counter, 'utf8') !== '6') await new Promise((r) => setTimeout(r, 20));
+    expect(isAlive(s.pid('engine') ?? 0)).toBe(true);
+    rmSync(counter);
+    expect(gaveUp).toBe(false);
+    expect(said.filter((m) => m.includes('cannot reach the database (exit code 3)'))).toHaveLength(5);
+    expect(said.some((m) => m.includes('exited unexpectedly'))).toBe(false);
   });
 
   it('stop() ends each child with what it started, and kills one that ignores SIGTERM', async () => {

@@ -3,7 +3,9 @@
 // or signal) is said. A child that keeps failing soon after it starts is a crash loop: after
 // `maxFastFailures` such exits in a row the supervisor gives up (and `npm start` stops
 // everything) rather than restart it forever. A child that exits with code 2 refused its
-// configuration: restarting cannot help, so that gives up at once.
+// configuration: restarting cannot help, so that gives up at once. Code 3 says the database
+// was unavailable (down, restarting, failing over): that is waited out, however long it lasts,
+// with the same backoff, and is not counted as a crash.
 //
 // Each child is the leader of its own process group, so stopping it also stops whatever it
 // started itself; stop() sends SIGTERM to every group, SIGKILL after a timeout.
@@ -43,12 +45,16 @@ export const DEFAULT_SUPERVISOR_OPTIONS: Omit<SupervisorOptions, 'say'> = {
 
 /** Exit code a Belfry process uses for "my configuration is invalid". */
 export const CONFIG_ERROR_EXIT_CODE = 2;
+/** Exit code a Belfry process uses for "the database is unavailable" (@belfry/db). */
+export const DATABASE_UNAVAILABLE_EXIT_CODE = 3;
 
 interface Supervised {
   spec: ChildSpec;
   child: ChildProcess | null;
   startedAt: number;
   fastFailures: number;
+  /** consecutive exits because the database was unavailable */
+  waits: number;
   restartTimer: NodeJS.Timeout | null;
   exited: Promise<void>;
 }
@@ -95,6 +101,7 @@ export class Supervisor extends EventEmitter<{
       child: null,
       startedAt: 0,
       fastFailures: 0,
+      waits: 0,
       restartTimer: null,
       exited: Promise.resolve(),
     };
@@ -158,6 +165,12 @@ export class Supervisor extends EventEmitter<{
       this.giveUp(name, `${name} refused its configuration (${cause}); fix it as its message above says`);
       return;
     }
+    if (code === DATABASE_UNAVAILABLE_EXIT_CODE) {
+      entry.waits += 1;
+      this.scheduleRestart(entry, entry.waits, `${name} cannot reach the database (${cause})`, ranMs);
+      return;
+    }
+    entry.waits = 0;
     entry.fastFailures = ranMs < this.options.healthyAfterMs ? entry.fastFailures + 1 : 1;
     if (entry.fastFailures >= this.options.maxFastFailures) {
       this.giveUp(
@@ -166,11 +179,15 @@ export class Supervisor extends EventEmitter<{
       );
       return;
     }
-    const cap = Math.min(this.options.maxBackoffMs, this.options.initialBackoffMs * 2 ** (entry.fastFailures - 1));
+    this.scheduleRestart(entry, entry.fastFailures, `${name} exited unexpectedly (${cause})`, ranMs);
+  }
+
+  /** Restarts after a backoff that doubles with `failures` (capped), with jitter. */
+  private scheduleRestart(entry: Supervised, failures: number, what: string, ranMs: number): void {
+    const exponent = Math.min(failures - 1, 30);
+    const cap = Math.min(this.options.maxBackoffMs, this.options.initialBackoffMs * 2 ** exponent);
     const delay = Math.round(cap / 2 + (this.options.random() * cap) / 2);
-    this.options.say(
-      `${name} exited unexpectedly (${cause}) after ${(ranMs / 1000).toFixed(1)} s; restarting in ${(delay / 1000).toFixed(1)} s`,
-    );
+    this.options.say(`${what} after ${(ranMs / 1000).toFixed(1)} s; restarting in ${(delay / 1000).toFixed(1)} s`);
     entry.restartTimer = setTimeout(() => {
       entry.restartTimer = null;
       this.launch(entry);

@@ -1,7 +1,13 @@
 // `npm run engine`: one engine node. Resolves the database (DATABASE_URL or the shared
 // embedded server), applies migrations if needed, then runs the roles it was given until
 // SIGINT/SIGTERM, when it drains and releases what it holds.
-import { explainStartupError, readDbEnv, StartupError } from '@belfry/db';
+import {
+  DATABASE_UNAVAILABLE_EXIT_CODE,
+  explainStartupError,
+  isDatabaseUnavailable,
+  readDbEnv,
+  StartupError,
+} from '@belfry/db';
 import { readEngineEnv } from './env';
 import { createLogger } from './logger';
 import { startEngine } from './engine';
@@ -50,5 +56,6 @@ main().catch((err) => {
   const known = err instanceof StartupError || sentence !== (err as Error)?.message;
   const detail = known || !(err instanceof Error) ? '' : `\n${err.stack ?? ''}`;
   process.stderr.write(`engine failed to start: ${sentence}${detail}\n`);
-  process.exit(1);
+  // A supervisor (npm start, systemd) retries an unavailable database for as long as it lasts.
+  process.exit(isDatabaseUnavailable(err) ? DATABASE_UNAVAILABLE_EXIT_CODE : 1);
 });

@@ -81,3 +81,39 @@ export function explainStartupError(err: unknown, url?: string, variable = 'DATA
   }
   return message;
 }
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+
+/**
+ * Did this fail because the database could not be reached right now (down, restarting, failing
+ * over, out of connection slots), rather than because something is misconfigured or broken?
+ * A supervisor keeps retrying the former for as long as it lasts.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = (err ?? {}) as ErrorLike;
+  const inner = (Array.isArray(e.errors) ? (e.errors[0] as ErrorLike | undefined) : undefined) ?? {};
+  const code = String(e.code ?? inner.code ?? '');
+  if (UNAVAILABLE_CODES.has(code)) return true;
+  return /Connection terminated|timeout expired|connection timeout/i.test(String(e.message ?? ''));
+}
+
+/** Exit code of a Belfry process that could not start because the database is unavailable. */
+export const DATABASE_UNAVAILABLE_EXIT_CODE = 3;
