@@ -125,17 +125,25 @@ describe('Supervisor', () => {
     s.add(
       node(
         'parent',
-        `const { spawn } = require('node:child_process'); const fs = require('node:fs');
+        `process.on('SIGTERM', () => process.exit(0));
+         const { spawn } = require('node:child_process'); const fs = require('node:fs');
          const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-         fs.writeFileSync(${JSON.stringify(grandchildFile)}, String(c.pid));
-         process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);`,
+         fs.writeFileSync(${JSON.stringify(grandchildFile)}, String(c.pid)); setInterval(() => {}, 1000);`,
       ),
     );
-    s.add(node('stubborn', `process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);`));
+    const stubbornReady = `${grandchildFile}-stubborn`;
+    s.add(
+      node(
+        'stubborn',
+        `process.on('SIGTERM', () => {}); require('node:fs').writeFileSync(${JSON.stringify(stubbornReady)}, 'ready');
+         setInterval(() => {}, 1000);`,
+      ),
+    );
     const { existsSync, readFileSync, rmSync } = await import('node:fs');
-    while (!existsSync(grandchildFile) || !readFileSync(grandchildFile, 'utf8')) {
+    while (!existsSync(grandchildFile) || !readFileSync(grandchildFile, 'utf8') || !existsSync(stubbornReady)) {
       await new Promise((r) => setTimeout(r, 20));
     }
+    rmSync(stubbornReady);
     const grandchild = Number(readFileSync(grandchildFile, 'utf8'));
     rmSync(grandchildFile);
     expect(isAlive(grandchild)).toBe(true);
