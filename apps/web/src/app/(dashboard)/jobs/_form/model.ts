@@ -3,7 +3,7 @@ import type { MisfirePolicy, OverlapPolicy, Priority, Target } from '@belfry/cli
 import type { Schedule } from '../../../_lib/schedule';
 import { viewerZone } from '../../../_lib/time';
 
-export type ScheduleKind = 'once' | 'cron' | 'interval';
+export type ScheduleKind = Schedule['type'];
 export type IntervalUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 export const UNIT_SECONDS: Record<IntervalUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
 /** The API's methods, POST first (the form's default). */
