@@ -3,6 +3,7 @@
 // around an Input, Select or Textarea, so forms say what a field is once and not how to
 // connect its label, hint and errors each time.
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from 'react';
+import { Button } from './button';
 import { Field, Input, Select, Textarea } from './field';
 
 interface Chrome {
@@ -105,6 +106,28 @@ export function FilterSelect({
       <Select id={id} {...select}>
         {children}
       </Select>
+    </div>
+  );
+}
+
+/** The buttons under a form in a dialog: Cancel, and the submit button that shows it is busy. */
+export function FormActions({
+  onCancel,
+  busy,
+  submitLabel,
+  className = 'pt-1',
+}: {
+  onCancel: () => void;
+  busy: boolean;
+  submitLabel: string;
+  className?: string;
+}) {
+  return (
+    <div className={`flex justify-end gap-2 ${className}`}>
+      <Button onClick={onCancel}>Cancel</Button>
+      <Button type="submit" variant="primary" busy={busy}>
+        {submitLabel}
+      </Button>
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { Button } from '@/components/button';
 import { Dialog } from '@/components/dialog';
-import { TextField } from '@/components/form-fields';
+import { FormActions, TextField } from '@/components/form-fields';
 import { errorMessage, errorsAt, fieldErrors } from '../_lib/errors';
 import { useTRPC } from '../_lib/trpc';
 
@@ -99,12 +99,7 @@ function CreateWorkspaceDialog({ open, onClose }: { open: boolean; onClose: () =
           required
           autoFocus
         />
-        <div className="mt-5 flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create workspace
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} busy={create.isPending} submitLabel="Create workspace" className="mt-5" />
       </form>
     </Dialog>
   );

@@ -3,11 +3,10 @@
 // answered once, to the page that shows it.
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button } from '@/components/button';
 import { Dialog } from '@/components/dialog';
 import { Notice } from '@/components/empty';
 import { Checkbox } from '@/components/field';
-import { SelectField, TextField } from '@/components/form-fields';
+import { FormActions, SelectField, TextField } from '@/components/form-fields';
 import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
 import { useTRPC } from '../../_lib/trpc';
 import { useToggleSet } from '../../_lib/use-toggle-set';
@@ -106,12 +105,7 @@ export function CreateKeyDialog({
           <option value="90">In 90 days</option>
           <option value="365">In a year</option>
         </SelectField>
-        <div className="flex justify-end gap-2 pt-1">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create key
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} busy={create.isPending} submitLabel="Create key" />
       </form>
     </Dialog>
   );
