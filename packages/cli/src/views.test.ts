@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { table, truncate } from './format';
-import type { Job, Run } from './types';
+import type { Job, Run } from '@belfry/client';
 import { deadLetterTable, describeSchedule, jobDetail, jobsTable, runDetail, runsTable } from './views';
 
 const now = new Date('2026-03-01T12:00:00Z');
@@ -118,7 +118,7 @@ describe('views', () => {
   });
 
   it('lists the dead letter with its replay and the last error', () => {
-    expect(deadLetterTable([run], now)).toMatch(/HTTP 500$/);
+    expect(deadLetterTable([{ ...run, replayedBy: null }], now)).toMatch(/HTTP 500$/);
     expect(deadLetterTable([{ ...run, replayedBy: null }], now)).toMatch(/REPLAYED BY[\s\S]*\s-\s+HTTP 500$/);
     const replayed = deadLetterTable([{ ...run, replayedBy: 'run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T' }], now);
     expect(replayed).toMatch(/run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T\s+HTTP 500$/);

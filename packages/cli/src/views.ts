@@ -2,7 +2,7 @@
 // object and `now`, so the layout is unit-tested without a server.
 import { formatInstant, formatMs, formatRelative, formatSeconds } from './durations';
 import { keyValues, table, truncate } from './format';
-import type { Job, Run, Schedule } from './types';
+import type { DeadLetterRun, Job, Run, Schedule } from '@belfry/client';
 
 export function describeSchedule(schedule: Schedule): string {
   switch (schedule.type) {
@@ -134,7 +134,7 @@ export function runDetail(run: Run, now: Date): string {
   return `${head}\n\n${attempts}${snippet}`;
 }
 
-export function deadLetterTable(runs: (Run & { replayedBy?: string | null })[], now: Date): string {
+export function deadLetterTable(runs: DeadLetterRun[], now: Date): string {
   if (!runs.length) return 'The dead letter is empty.';
   return table(
     [
