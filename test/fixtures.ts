@@ -2,7 +2,17 @@
 // tenants with a signing secret, jobs with their schedule entry, and a webhook sink on
 // loopback that records every delivery.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { generateSigningSecret, newId, nextFireTime, partitionOf, sealSecret, type ScheduleSpec } from '@belfry/core';
+import {
+  generateSigningSecret,
+  type MisfirePolicy,
+  newId,
+  nextFireTime,
+  type OverlapPolicy,
+  partitionOf,
+  type Priority,
+  sealSecret,
+  type ScheduleSpec,
+} from '@belfry/core';
 import type pg from 'pg';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7);
@@ -33,9 +43,9 @@ export interface JobOptions {
   payload?: unknown;
   retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
   timeoutSeconds?: number;
-  priority?: 'high' | 'normal' | 'low';
-  misfirePolicy?: 'run_once' | 'catch_up' | 'skip';
-  overlapPolicy?: 'allow' | 'skip';
+  priority?: Priority;
+  misfirePolicy?: MisfirePolicy;
+  overlapPolicy?: OverlapPolicy;
   /** override the first next_run_at (e.g. in the past, to simulate an outage) */
   nextRunAt?: Date;
   partitions: number;

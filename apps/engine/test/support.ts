@@ -1,7 +1,7 @@
 // Helpers shared by the engine's integration tests: bulk job insertion (thousands of jobs in
 // one statement), a lease keeper stand-in whose partitions the test controls, and readers
 // for what the scheduler wrote to pg-boss.
-import { newId, partitionOf } from '@belfry/core';
+import { newId, type OverlapPolicy, partitionOf } from '@belfry/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
@@ -15,7 +15,7 @@ export interface BulkJobs {
   schedule: { type: 'once' } | { type: 'interval'; everySeconds: number; anchor: Date };
   timeoutSeconds?: number;
   retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
-  overlapPolicy?: 'allow' | 'skip';
+  overlapPolicy?: OverlapPolicy;
 }
 
 /** Inserts jobs and their schedule entries in one statement; answers the job ids in order. */

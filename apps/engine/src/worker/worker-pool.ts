@@ -2,18 +2,16 @@
 // across tenants (round-robin over tenants; within a tenant, higher priority first; each
 // tenant capped by its concurrency share), claims their runs under a lease, executes them
 // through the handler for their target type, heartbeats the leases and records outcomes.
-import { isRetryable, retryDelayMs } from '@belfry/core';
+import { isRetryable, PRIORITIES, type Priority, retryDelayMs } from '@belfry/core';
 import {
   claimRuns,
   extendRunLeases,
   parseQueueName,
   pgExecutor,
-  PRIORITIES,
   queueName,
   skipOverlappingRuns,
   type AttemptOutcome,
   type ClaimedRun,
-  type Priority,
   type QueueClient,
   type RunMessage,
   withTransaction,

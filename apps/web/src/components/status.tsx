@@ -1,20 +1,12 @@
 // How run and job statuses look everywhere: one colour per outcome (also used by the
 // sparkline and the timeline), words next to colour so colour is never the only signal.
+import { type JobStatus, RUN_STATUSES, type RunStatus } from '@belfry/core/vocabulary';
 import Link from 'next/link';
 import { Badge, type Tone } from './badge';
 
-export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'dead' | 'cancelled' | 'skipped';
-export type JobStatus = 'active' | 'paused' | 'completed';
+export type { JobStatus, RunStatus };
 
-export const RUN_STATUS_LIST: RunStatus[] = [
-  'pending',
-  'running',
-  'succeeded',
-  'failed',
-  'dead',
-  'cancelled',
-  'skipped',
-];
+export const RUN_STATUS_LIST: readonly RunStatus[] = RUN_STATUSES;
 
 export const RUN_COLORS: Record<RunStatus, string> = {
   succeeded: '#10b981',
@@ -118,7 +110,7 @@ export function Sparkline({
   );
 }
 
-export function Legend({ statuses = RUN_STATUS_LIST }: { statuses?: RunStatus[] }) {
+export function Legend({ statuses = RUN_STATUS_LIST }: { statuses?: readonly RunStatus[] }) {
   return (
     <ul className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600">
       {statuses.map((s) => (

@@ -2,13 +2,13 @@
 // start-lag percentiles from the stats each node writes with its heartbeat), queue depth
 // per priority from pg-boss (this tenant's and everyone's), and this tenant's own start lag
 // over the last five minutes, measured from the runs table.
+import { PRIORITIES, type Priority } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { authorize } from '../security/scopes';
 
 /** A node that has not heartbeated for this long is shown as lost (it heartbeats every 2 s). */
 export const LOST_AFTER_MS = 15_000;
 const STOPPED_NODES_SHOWN_FOR = '1 hour';
-const PRIORITIES = ['high', 'normal', 'low'] as const;
 
 export interface LagSummary {
   count: number;
@@ -35,7 +35,7 @@ export interface EngineNodeView {
 }
 
 export interface QueueDepth {
-  priority: (typeof PRIORITIES)[number];
+  priority: Priority;
   /** this tenant's messages waiting (due now or later) */
   tenant: number;
   tenantDue: number;

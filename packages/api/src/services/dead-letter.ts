@@ -2,6 +2,7 @@
 // that have not been replayed yet and whose job still exists. Replaying one creates a new
 // run linked to it (replay_of), which takes it out of the queue; if that run dies too, the
 // new run is in the queue in its place.
+import type { Priority } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { DeadLetterQuery, DeadLetterReplayBody } from '../schemas/queries';
@@ -102,7 +103,7 @@ export async function replayDeadLetter(
       // One replay of the tenant's queue at a time: the NOT EXISTS above must see the
       // replays a concurrent request just committed, or both would replay the same runs.
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [REPLAY_LOCK, actor.tenantId]);
-      const { rows } = await client.query<{ id: string; job_id: string; priority: 'high' | 'normal' | 'low' }>(
+      const { rows } = await client.query<{ id: string; job_id: string; priority: Priority }>(
         `SELECT r.id, r.job_id, j.priority
            FROM runs r JOIN jobs j ON j.id = r.job_id
           WHERE ${where.join(' AND ')}

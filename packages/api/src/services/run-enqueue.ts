@@ -1,7 +1,7 @@
 // Creates manual and replay runs: the run rows and their pg-boss messages are written on
 // the same client inside the caller's transaction, so a crash or an error leaves neither
 // (a run without a message would never execute; a message without a run is dropped).
-import { newId } from '@belfry/core';
+import { newId, type Priority } from '@belfry/core';
 import { enqueueRuns, pgExecutor, type QueueClient } from '@belfry/db';
 import type pg from 'pg';
 import type { RunRow } from './run-rows';
@@ -9,7 +9,7 @@ import { RUN_COLUMNS } from './run-rows';
 
 export interface NewRun {
   jobId: string;
-  priority: 'high' | 'normal' | 'low';
+  priority: Priority;
   replayOf: string | null;
 }
 

@@ -1,5 +1,6 @@
 // Runs: a job's history, one run with its attempts, and the three things a user may do to
 // runs: trigger a job now, cancel a run that has not finished, replay a finished one.
+import { isFinishedRunStatus, OPEN_RUN_STATUSES } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { ListRunsQuery } from '../schemas/queries';
@@ -12,10 +13,6 @@ import { nowMs, requireJob, selectJob } from './jobs';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { insertAndEnqueueRuns } from './run-enqueue';
 import { RUN_COLUMNS, type RunRow, runSelect, selectRun, toRunView, withAttempts } from './run-rows';
-
-/** Statuses after which nothing more happens to a run ('failed' still has a retry coming). */
-export const FINISHED_RUN_STATUSES: readonly RunView['status'][] = ['succeeded', 'dead', 'cancelled', 'skipped'];
-const CANCELLABLE = ['pending', 'failed', 'running'];
 
 /**
  * The job's runs, newest scheduled time first. The history of a deleted job stays
@@ -86,7 +83,7 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
   return withTransaction(deps.pool, async (client) => {
     const row = await selectRun(client, actor.tenantId, runId, true);
     if (!row) throw AppError.notFound('Run');
-    if (!CANCELLABLE.includes(row.status)) {
+    if (!(OPEN_RUN_STATUSES as readonly string[]).includes(row.status)) {
       throw new AppError('conflict', `the run has already finished (${row.status}) and cannot be cancelled`);
     }
     const { rows } = await client.query<RunRow>(
@@ -110,7 +107,7 @@ export async function replayRun(deps: ServiceDeps, actor: Actor, runId: string):
   return withTransaction(deps.pool, async (client) => {
     const row = await selectRun(client, actor.tenantId, runId);
     if (!row) throw AppError.notFound('Run');
-    if (!FINISHED_RUN_STATUSES.includes(row.status)) {
+    if (!isFinishedRunStatus(row.status)) {
       throw new AppError('conflict', `only a finished run can be replayed; this one is ${row.status}`);
     }
     const job = await selectJob(client, actor.tenantId, row.job_id, { forUpdate: true });

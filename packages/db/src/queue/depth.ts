@@ -1,7 +1,7 @@
 // How many run messages wait in the tenant queues, by priority (ready and deferred alike):
 // the engine's belfry_queue_depth gauge, read when metrics are scraped.
 import type { Queryable } from '../sql/types';
-import type { Priority } from './names';
+import type { Priority } from '@belfry/core';
 
 export async function queueDepth(db: Queryable): Promise<Record<Priority, number>> {
   const { rows } = await db.query<{ priority: string; n: number }>(

@@ -2,7 +2,8 @@
 // message commit together or not at all), and tells workers when each queue next has work.
 import type { QueueClient } from './client';
 import { ensureQueues } from './client';
-import { queueName, WAKE_CHANNEL, type Priority } from './names';
+import type { Priority } from '@belfry/core';
+import { queueName, WAKE_CHANNEL } from './names';
 
 /** Anything that runs SQL on the caller's transaction (a pg client inside BEGIN, a Prisma tx). */
 export interface SqlExecutor {

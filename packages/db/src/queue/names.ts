@@ -1,7 +1,6 @@
 // pg-boss queue layout: one queue per tenant and priority, `t.<tenantId>.<priority>`, so a
 // worker can rotate fairly over tenants and prefer higher priorities.
-export type Priority = 'high' | 'normal' | 'low';
-export const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
+import type { Priority } from '@belfry/core';
 
 export function queueName(tenantId: string, priority: Priority): string {
   return `t.${tenantId}.${priority}`;

@@ -1,13 +1,14 @@
 // The reaper: runs whose worker stopped heartbeating (lease expired) are taken back. The lost
 // attempt is closed as failed; the run is retried at once, or goes dead when attempts are
 // exhausted. Row locks with SKIP LOCKED let every node reap without doing it twice.
+import type { Priority } from '@belfry/core';
 import type { Queryable } from './types';
 
 export interface ReapedRun {
   id: string;
   tenant_id: string;
   job_id: string;
-  priority: 'high' | 'normal' | 'low';
+  priority: Priority;
   scheduled_time: Date;
   status: 'failed' | 'dead';
   worker_id: string | null;

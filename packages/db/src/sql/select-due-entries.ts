@@ -7,6 +7,7 @@
 // scan over all partitions would read and sort every due row of them (a 100K herd meant
 // sorting ~50K rows per 1,000-row batch). It also makes every partition progress at the same
 // pace through a herd.
+import type { MisfirePolicy, OverlapPolicy, Priority } from '@belfry/core';
 import type { ScheduleColumns } from '../schedule-spec';
 import type { Queryable } from './types';
 
@@ -15,9 +16,9 @@ export interface DueEntry extends ScheduleColumns {
   tenant_id: string;
   partition: number;
   next_run_at: Date;
-  priority: 'high' | 'normal' | 'low';
-  misfire_policy: 'run_once' | 'catch_up' | 'skip';
-  overlap_policy: 'allow' | 'skip';
+  priority: Priority;
+  misfire_policy: MisfirePolicy;
+  overlap_policy: OverlapPolicy;
   db_now: Date;
 }
 

@@ -1,6 +1,7 @@
 'use client';
 // The jobs table: search by name, filter by status, cursor pagination, live (polled) last
 // outcomes and next runs. With no jobs at all it becomes the getting-started guide.
+import type { JobStatus } from '@belfry/core/vocabulary';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
@@ -19,7 +20,7 @@ import { useTRPC } from '../../_lib/trpc';
 import { useCan } from '../../_lib/workspace';
 import { GettingStarted } from './getting-started';
 
-type StatusFilter = 'all' | 'active' | 'paused' | 'completed';
+type StatusFilter = 'all' | JobStatus;
 const PAGE_SIZE = 50;
 
 function useDebounced<T>(value: T, ms: number): T {

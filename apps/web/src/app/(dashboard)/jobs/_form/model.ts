@@ -1,4 +1,5 @@
 // The job form's state, and its conversion to and from the API's job shape.
+import type { MisfirePolicy, OverlapPolicy, Priority } from '@belfry/core/vocabulary';
 import type { Schedule } from '../../../_lib/schedule';
 import { viewerZone } from '../../../_lib/time';
 
@@ -31,9 +32,9 @@ export interface FormState {
   initialDelaySeconds: string;
   maxDelaySeconds: string;
   timeoutSeconds: string;
-  priority: 'high' | 'normal' | 'low';
-  misfirePolicy: 'run_once' | 'catch_up' | 'skip';
-  overlapPolicy: 'allow' | 'skip';
+  priority: Priority;
+  misfirePolicy: MisfirePolicy;
+  overlapPolicy: OverlapPolicy;
 }
 
 export interface JobShape {

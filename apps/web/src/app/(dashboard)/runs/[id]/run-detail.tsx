@@ -2,6 +2,7 @@
 // One run: when it was due and started, how it ended, and every attempt with its worker,
 // timings, HTTP status, error, the request headers sent (redacted by the engine) and the
 // start of the response. Cancel while unfinished; replay once finished.
+import { type AttemptStatus, isFinishedRunStatus } from '@belfry/core/vocabulary';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
@@ -10,14 +11,12 @@ import { Button } from '@/components/button';
 import { Card, DefinitionList, PageHeader } from '@/components/card';
 import { ErrorState, Notice } from '@/components/empty';
 import { Loading } from '@/components/spinner';
-import { RUN_STATUS_HELP, type RunStatus, RunStatusBadge } from '@/components/status';
+import { RUN_STATUS_HELP, RunStatusBadge } from '@/components/status';
 import { useToast } from '@/components/toast';
 import { errorCode, errorMessage } from '../../../_lib/errors';
 import { durationBetween, formatLocal, formatMs, relative, useNow } from '../../../_lib/time';
 import { useTRPC } from '../../../_lib/trpc';
 import { useCan } from '../../../_lib/workspace';
-
-const FINISHED: RunStatus[] = ['succeeded', 'dead', 'cancelled', 'skipped'];
 
 export function RunDetail({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -29,7 +28,7 @@ export function RunDetail({ id }: { id: string }) {
   const detail = useQuery({
     ...trpc.runs.get.queryOptions({ id }),
     // Poll while something can still happen to the run.
-    refetchInterval: (q) => (q.state.data && FINISHED.includes(q.state.data.run.status) ? 10_000 : 2_000),
+    refetchInterval: (q) => (q.state.data && isFinishedRunStatus(q.state.data.run.status) ? 10_000 : 2_000),
   });
   const onError = (err: unknown) => toast(errorMessage(err), 'error');
   const cancel = useMutation(
@@ -60,7 +59,7 @@ export function RunDetail({ id }: { id: string }) {
     );
   }
   const { run, job, attempts, replays, lastError } = detail.data;
-  const finished = FINISHED.includes(run.status);
+  const finished = isFinishedRunStatus(run.status);
 
   return (
     <>
@@ -308,7 +307,7 @@ export function RunDetail({ id }: { id: string }) {
   );
 }
 
-function AttemptBadge({ status }: { status: 'running' | 'succeeded' | 'failed' | 'cancelled' }) {
+function AttemptBadge({ status }: { status: AttemptStatus }) {
   if (status === 'failed') return <Badge tone="red">Failed</Badge>;
   return <RunStatusBadge status={status} />;
 }
