@@ -181,12 +181,21 @@ export async function waitForRows<R extends object>(
   predicate: (rows: R[]) => boolean,
   timeoutMs = 30_000,
 ): Promise<R[]> {
+  return waitForValue(async () => (await pool.query<R>(sql, params)).rows, predicate, timeoutMs);
+}
+
+/** Reads `read()` every 50 ms until `predicate` holds; answers that value. */
+export async function waitForValue<T>(
+  read: () => Promise<T>,
+  predicate: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await pool.query<R>(sql, params);
-    if (predicate(rows)) return rows;
+    const value = await read();
+    if (predicate(value)) return value;
     if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last rows: ${JSON.stringify(rows).slice(0, 2000)}`);
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

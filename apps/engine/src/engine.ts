@@ -41,7 +41,9 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
     onError: (err) => log.warn({ err }, 'queue error'),
   });
   const metrics = new Metrics();
-  metrics.setQueueDepthSource(() => queueDepth(pool));
+  metrics.setQueueDepthSource(async () =>
+    Object.fromEntries((await queueDepth(pool)).map((d) => [d.priority, d.total])),
+  );
   const served = env.metricsPort >= 0 ? await metrics.serve(env.metricsPort) : null;
   const clock = new DbClock(pool);
   await clock.start();

@@ -1,9 +1,10 @@
 // Helpers shared by the engine's integration tests: bulk job insertion (thousands of jobs in
 // one statement), a lease keeper stand-in whose partitions the test controls, and readers
-// for what the scheduler wrote to pg-boss.
+// for what the scheduler queued.
 import { newId, type OverlapPolicy, partitionOf } from '@belfry/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
+import { type QueuedMessage, queuedMessages } from '@belfry/db';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
 
 export interface BulkJobs {
@@ -95,24 +96,9 @@ export async function dbNow(pool: pg.Pool): Promise<Date> {
   return rows[0]!.now;
 }
 
-export interface QueueMessage {
-  name: string;
-  runId: string;
-  scheduledTime: string;
-  startAfter: Date;
-}
-
-/** The run messages on pg-boss's tenant queues (optionally for the runs of one job). */
-export async function queueMessages(pool: pg.Pool, jobId?: string): Promise<QueueMessage[]> {
-  const { rows } = await pool.query<QueueMessage>(
-    `SELECT j.name, j.data->>'runId' AS "runId", j.data->>'scheduledTime' AS "scheduledTime", j.start_after AS "startAfter"
-     FROM pgboss.job j
-     WHERE j.name LIKE 't.%'
-       AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.id = j.data->>'runId' AND r.job_id = $1))
-     ORDER BY j.start_after`,
-    [jobId ?? null],
-  );
-  return rows;
+/** The run messages on the run queues (optionally for the runs of one job). */
+export function queueMessages(pool: pg.Pool, jobId?: string): Promise<QueuedMessage[]> {
+  return queuedMessages(pool, jobId === undefined ? {} : { jobId });
 }
 
 /**

@@ -2,7 +2,7 @@
 // run history, one run with its attempts, cancel and replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idTime } from '@belfry/core';
-import { CANCEL_CHANNEL } from '@belfry/db';
+import { CANCEL_CHANNEL, queuedMessages } from '@belfry/db';
 import pg from 'pg';
 import { Run, RunPage } from '../src/index';
 import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
@@ -21,11 +21,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function queued(runId: string) {
-  const { rows } = await h.db.pool.query<{ name: string; data: { runId: string; scheduledTime: string } }>(
-    `SELECT name, data FROM pgboss.job WHERE data->>'runId' = $1`,
-    [runId],
-  );
-  return rows;
+  const messages = await queuedMessages(h.db.pool, { runIds: [runId] });
+  return messages.map((m) => ({ name: m.name, data: { runId: m.runId, scheduledTime: m.scheduledTime } }));
 }
 
 async function newJob(overrides: Record<string, unknown> = {}): Promise<string> {
