@@ -2,6 +2,7 @@
 // classification, identifiers and partition hashing. No I/O, no frameworks.
 export * from './schedule/index';
 export * from './retry';
+export * from './retry-decision';
 export * from './signing';
 export * from './ssrf';
 export * from './ids';

@@ -2,7 +2,7 @@
 // across tenants (round-robin over tenants; within a tenant, higher priority first; each
 // tenant capped by its concurrency share), claims their runs under a lease, executes them
 // through the handler for their target type, heartbeats the leases and records outcomes.
-import { isRetryable, PRIORITIES, type Priority, retryDelayMs } from '@belfry/core';
+import { decideRetry, PRIORITIES, type Priority } from '@belfry/core';
 import {
   claimRuns,
   extendRunLeases,
@@ -343,16 +343,19 @@ export class WorkerPool {
       initialDelaySeconds: run.retry_initial_delay_seconds,
       maxDelaySeconds: run.retry_max_delay_seconds,
     };
-    const retryable = isRetryable(outcome.failure ?? 'invalid', outcome.httpStatus ?? null);
-    if (retryable && run.attempt < policy.maxAttempts) {
-      const delay = retryDelayMs(policy, run.attempt, Math.random, outcome.retryAfterMs ?? null);
-      return {
-        ...base,
-        runStatus: 'failed',
-        attemptStatus: 'failed',
-        nextAttemptAt: new Date(this.clock.now() + delay),
-        error,
-      };
+    const decision = decideRetry(
+      policy,
+      run.attempt,
+      {
+        failure: outcome.failure ?? 'invalid',
+        httpStatus: outcome.httpStatus ?? null,
+        retryAfterMs: outcome.retryAfterMs ?? null,
+      },
+      new Date(this.clock.now()),
+      Math.random,
+    );
+    if ('retryAt' in decision) {
+      return { ...base, runStatus: 'failed', attemptStatus: 'failed', nextAttemptAt: decision.retryAt, error };
     }
     return { ...base, runStatus: 'dead', attemptStatus: 'failed', nextAttemptAt: null, error };
   }
