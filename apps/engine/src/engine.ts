@@ -7,7 +7,7 @@ import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
-import { createHandlerRegistry, defaultHandlers } from './handlers/registry';
+import { createHandlerRegistry, defaultHandlers } from '@belfry/handlers';
 import type { Log } from './logger';
 import { Reaper } from './maintenance/reaper';
 import { Retention } from './maintenance/retention';
@@ -87,9 +87,11 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
   }
 
   if (env.roles.includes('worker')) {
-    const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets }));
+    const handlers = createHandlerRegistry(
+      defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets, lanes: ['push'] }),
+    );
     const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
-    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000 }, log);
+    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000, lanes: ['push'] }, log);
     const limits = new TenantLimits(pool, env.tenantConcurrency);
     await limits.refresh();
     workers = new WorkerPool(

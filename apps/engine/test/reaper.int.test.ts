@@ -2,13 +2,7 @@
 // with the job's backoff (next_attempt_at in the future, its queue message deferred to then),
 // and a run whose worker dies on every attempt ends dead after maxAttempts.
 import { newId } from '@belfry/core';
-import {
-  claimRuns,
-  createQueueClient,
-  insertScheduledRuns,
-  type QueueClient,
-  queuedMessages,
-} from '@belfry/db';
+import { claimRuns, createQueueClient, insertScheduledRuns, type QueueClient, queuedMessages } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';

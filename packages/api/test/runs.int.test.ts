@@ -74,7 +74,7 @@ describe('POST /api/v1/jobs/{id}/trigger', () => {
     await expect(
       withTransaction(h.db.pool, async (c) => {
         const [run] = await insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [
-          { jobId, priority: 'normal', replayOf: null },
+          { jobId, priority: 'normal', target: { type: 'http' }, replayOf: null },
         ]);
         rolledBack = run?.id;
         expect(await queued(rolledBack as string)).toHaveLength(0); // not visible outside the transaction yet
@@ -86,7 +86,9 @@ describe('POST /api/v1/jobs/{id}/trigger', () => {
     expect(await queued(rolledBack as string)).toHaveLength(0);
 
     const committed = await withTransaction(h.db.pool, (c) =>
-      insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [{ jobId, priority: 'low', replayOf: null }]),
+      insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [
+        { jobId, priority: 'low', target: { type: 'http' }, replayOf: null },
+      ]),
     );
     const id = committed[0]?.id as string;
     expect((await h.db.pool.query('SELECT 1 FROM runs WHERE id = $1', [id])).rowCount).toBe(1);

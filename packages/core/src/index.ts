@@ -8,4 +8,5 @@ export * from './ssrf';
 export * from './ids';
 export * from './partition';
 export * from './vocabulary';
+export * from './text';
 export * from './secret-box';

@@ -65,7 +65,8 @@ export const LANES = ['push', 'container', 'pull'] as const;
 export type Lane = (typeof LANES)[number];
 
 /** The lanes engine workers execute (pull runs are claimed by the tenant's workers). */
-export type WorkerLane = Exclude<Lane, 'pull'>;
+export const WORKER_LANES = ['push', 'container'] as const satisfies readonly Lane[];
+export type WorkerLane = (typeof WORKER_LANES)[number];
 
 /** Which queue a run goes to: its tenant's queue of a lane, by priority — or, for pull, by queue name. */
 export type QueueRoute =

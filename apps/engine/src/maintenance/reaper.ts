@@ -13,6 +13,7 @@ import {
   selectExpiredRuns,
   withTransaction,
 } from '@belfry/db';
+import { routeOf } from '@belfry/handlers';
 import type pg from 'pg';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
@@ -94,8 +95,7 @@ export class Reaper {
             const run = byId.get(v.id)!;
             return {
               runId: run.id,
-              tenantId: run.tenant_id,
-              priority: run.priority,
+              route: routeOf({ type: run.target_type, queue: run.target_queue }, run.tenant_id, run.priority),
               scheduledTime: run.scheduled_time,
               startAfter: v.nextAttemptAt as Date,
             };

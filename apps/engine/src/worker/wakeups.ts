@@ -7,12 +7,15 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { CANCEL_CHANNEL, discoverQueues, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
+import type { WorkerLane } from '@belfry/core';
 import type { Log } from '../logger';
 import type { DbClock } from '../db-clock';
 
 export interface WakeupsConfig {
   url: string;
   discoveryMs: number;
+  /** the lanes whose queues discovery looks at (the lanes this node's workers serve) */
+  lanes: readonly WorkerLane[];
 }
 
 /** Timers fire this long after a due time (see arm()). */
@@ -128,7 +131,7 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
   /** Hints every queue that has waiting messages, at its earliest and its next future time. */
   async discover(): Promise<void> {
     try {
-      for (const q of await discoverQueues(this.pool)) {
+      for (const q of await discoverQueues(this.pool, this.config.lanes)) {
         this.hint(q.name, q.at.getTime());
         if (q.next) this.hint(q.name, q.next.getTime());
       }

@@ -19,8 +19,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { DbClock } from '../db-clock';
-import type { HandlerOutcome } from '../handlers/types';
-import type { HandlerRegistry } from '../handlers/registry';
+import { type HandlerOutcome, type HandlerRegistry, laneOf, routeOf } from '@belfry/handlers';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
 import { CompletionBatcher } from './completions';
@@ -43,7 +42,7 @@ export interface WorkerConfig {
 interface Execution {
   run: ClaimedRun;
   abort: AbortController;
-  reason: 'cancelled' | 'lease-lost' | 'shutdown' | null;
+  reason: 'cancelled' | 'lease-lost' | 'shutdown' | 'rerouted' | null;
   /** the handler returned; its outcome is being recorded (no more heartbeats needed) */
   finished: boolean;
   done: Promise<void>;
@@ -97,7 +96,8 @@ export class WorkerPool {
 
   private markReady(queue: string): void {
     const parsed = parseQueueName(queue);
-    if (!parsed) return;
+    // Only the push lane's queues, for now: pull runs are never ours.
+    if (parsed?.lane !== 'push') return;
     let set = this.ready.get(parsed.tenantId);
     if (!set) {
       set = new Set();
@@ -176,7 +176,7 @@ export class WorkerPool {
           if (fetched < room) this.dropReady(tenantId, priority);
           // Woken for work that was not there yet (clock edge): look once more shortly, rather
           // than waiting for the next discovery pass.
-          const name = queueName(tenantId, priority);
+          const name = queueName({ lane: 'push', tenantId, priority });
           const last = this.emptyRetries.get(name) ?? 0;
           if (fetched === 0 && Date.now() - last > 500) {
             this.emptyRetries.set(name, Date.now());
@@ -200,7 +200,7 @@ export class WorkerPool {
    * (rolled back to queued) or the leased runs (for the reaper) — never neither.
    */
   private async fetchAndClaim(tenantId: string, priority: Priority, room: number): Promise<number> {
-    const name = queueName(tenantId, priority);
+    const name = queueName({ lane: 'push', tenantId, priority });
     let claimed: ClaimedRun[] = [];
     let fetched = 0;
     let skippedCount = 0;
@@ -265,7 +265,16 @@ export class WorkerPool {
     this.metrics?.recordLag(this.clock.now() - due.getTime());
     const handler = this.handlers.get(run.target.type);
     let outcome: HandlerOutcome;
-    if (!started) {
+    if (laneOf(run.target.type) !== 'push') {
+      // The job's target changed kind after this run was queued: hand it to its own lane.
+      execution.reason = 'rerouted';
+      outcome = {
+        ok: false,
+        failure: 'connection',
+        error: `rerouted: the target is now ${run.target.type}`,
+        durationMs: 0,
+      };
+    } else if (!started) {
       outcome = { ok: false, failure: 'connection', error: 'not started: stopped before it was due', durationMs: 0 };
     } else if (!handler) {
       outcome = {
@@ -290,7 +299,7 @@ export class WorkerPool {
 
     execution.finished = true;
     const record = this.decide(execution, outcome);
-    const recorded = await this.completions.submit(record);
+    const recorded = await this.completions.submit(record, routeOf(run.target, run.tenant_id, run.priority));
     const label = recorded ? (record.runStatus === 'failed' ? 'retry' : record.runStatus) : 'stale';
     this.metrics?.runsFinished.inc({ outcome: label });
     if (recorded) {
@@ -327,14 +336,14 @@ export class WorkerPool {
     if (outcome.ok) {
       return { ...base, runStatus: 'succeeded', attemptStatus: 'succeeded', nextAttemptAt: null, error: null };
     }
-    if (execution.reason === 'shutdown') {
-      // Released, not failed: another node picks the run up at once.
+    if (execution.reason === 'shutdown' || execution.reason === 'rerouted') {
+      // Released, not failed: another node (or the run's own lane) picks the run up at once.
       return {
         ...base,
         runStatus: 'pending',
         attemptStatus: 'cancelled',
         nextAttemptAt: new Date(),
-        error: 'released: worker shutting down',
+        error: execution.reason === 'shutdown' ? 'released: worker shutting down' : (outcome.error ?? 'rerouted'),
       };
     }
     const error = outcome.error ?? 'failed';

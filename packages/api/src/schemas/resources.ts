@@ -13,7 +13,7 @@ import {
 } from '@belfry/core';
 import { z } from 'zod';
 import { NullableTimestamp, pageOf, Timestamp } from './common';
-import { HTTP_METHODS } from './target';
+import { Target } from '@belfry/handlers/schemas';
 
 export const Schedule = z
   .discriminatedUnion('type', [
@@ -23,14 +23,7 @@ export const Schedule = z
   ])
   .meta({ id: 'Schedule' });
 
-export const Target = z
-  .strictObject({
-    type: z.literal('http'),
-    url: z.string(),
-    method: z.enum(HTTP_METHODS),
-    headers: z.record(z.string(), z.string()),
-  })
-  .meta({ id: 'Target' });
+export { Target };
 
 export const Retry = z
   .strictObject({ maxAttempts: z.int(), initialDelaySeconds: z.int(), maxDelaySeconds: z.int() })

@@ -3,6 +3,7 @@
 // (a run without a message would never execute; a message without a run is dropped).
 import { newId, type Priority } from '@belfry/core';
 import { enqueueRuns, pgExecutor, type QueueClient } from '@belfry/db';
+import { type RouteFields, routeOf } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 import type { RunRow } from './run-rows';
 import { RUN_COLUMNS } from './run-rows';
@@ -10,6 +11,8 @@ import { RUN_COLUMNS } from './run-rows';
 export interface NewRun {
   jobId: string;
   priority: Priority;
+  /** the job's target (its kind decides the queue) */
+  target: RouteFields;
   replayOf: string | null;
 }
 
@@ -37,7 +40,11 @@ export async function insertAndEnqueueRuns(
   await enqueueRuns(
     queue,
     pgExecutor(client),
-    rows.map((r) => ({ runId: r.id, tenantId, priority: r.priority, scheduledTime: r.scheduled_time })),
+    rows.map((r, i) => ({
+      runId: r.id,
+      route: routeOf((runs[i] as NewRun).target, tenantId, r.priority),
+      scheduledTime: r.scheduled_time,
+    })),
   );
   return rows;
 }

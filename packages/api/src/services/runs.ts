@@ -65,7 +65,7 @@ export async function triggerJob(deps: ServiceDeps, actor: Actor, jobId: string)
     // FOR UPDATE also keeps a concurrent delete from slipping in between.
     const job = await requireJob(client, actor.tenantId, jobId, true);
     const [run] = await insertAndEnqueueRuns(client, deps.queue, actor.tenantId, now, [
-      { jobId: job.id, priority: job.priority, replayOf: null },
+      { jobId: job.id, priority: job.priority, target: job.target, replayOf: null },
     ]);
     const row = run as RunRow;
     await auditSql(client, actor, 'job.triggered', 'job', job.id, { runId: row.id });
@@ -113,7 +113,7 @@ export async function replayRun(deps: ServiceDeps, actor: Actor, runId: string):
     const job = await selectJob(client, actor.tenantId, row.job_id, { forUpdate: true });
     if (!job) throw new AppError('conflict', "the run's job has been deleted");
     const [run] = await insertAndEnqueueRuns(client, deps.queue, actor.tenantId, now, [
-      { jobId: job.id, priority: job.priority, replayOf: row.id },
+      { jobId: job.id, priority: job.priority, target: job.target, replayOf: row.id },
     ]);
     const created = run as RunRow;
     await auditSql(client, actor, 'run.replayed', 'run', row.id, { jobId: job.id, newRunId: created.id });

@@ -1,8 +1,9 @@
-// How many run messages wait in the tenant queues, by priority (ready and deferred alike): the
-// engine's belfry_queue_depth gauge and the dashboard's cluster page. Counted from pg-boss's
-// job table: messages in the states before 'active' ('created', 'retry').
-import { PRIORITIES, type Priority } from '@belfry/core';
+// How many run messages wait for engine workers (push and container lanes), by priority (ready
+// and deferred alike): the engine's belfry_queue_depth gauge and the dashboard's cluster page.
+// Counted from pg-boss's job table: messages in the states before 'active' ('created', 'retry').
+import { PRIORITIES, type Priority, WORKER_LANES } from '@belfry/core';
 import type { Queryable } from '../sql/types';
+import { lanePrefix } from './names';
 
 export interface PriorityDepth {
   priority: Priority;
@@ -13,10 +14,6 @@ export interface PriorityDepth {
   /** the given tenant's (0 without one) */
   tenant: number;
   tenantDue: number;
-}
-
-function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** Depth per priority, highest first; all zero when pg-boss has not installed its schema yet. */
@@ -33,12 +30,12 @@ export async function queueDepth(db: Queryable, tenantId?: string): Promise<Prio
       `SELECT split_part(name, '.', 3) AS priority,
               count(*)::int AS total,
               count(*) FILTER (WHERE start_after <= now())::int AS total_due,
-              count(*) FILTER (WHERE name LIKE $1)::int AS tenant,
-              count(*) FILTER (WHERE name LIKE $1 AND start_after <= now())::int AS tenant_due
+              count(*) FILTER (WHERE split_part(name, '.', 2) = $1)::int AS tenant,
+              count(*) FILTER (WHERE split_part(name, '.', 2) = $1 AND start_after <= now())::int AS tenant_due
          FROM pgboss.job
-        WHERE state < 'active' AND name LIKE 't.%'
+        WHERE state < 'active' AND left(name, 2) = ANY($2::text[])
         GROUP BY 1`,
-      [tenantId === undefined ? null : `t.${likeEscape(tenantId)}.%`],
+      [tenantId ?? null, WORKER_LANES.map(lanePrefix)],
     );
     for (const r of rows) {
       const slot = depth.find((d) => d.priority === r.priority);

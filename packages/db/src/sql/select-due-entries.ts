@@ -19,6 +19,9 @@ export interface DueEntry extends ScheduleColumns {
   priority: Priority;
   misfire_policy: MisfirePolicy;
   overlap_policy: OverlapPolicy;
+  /** the target's routing fields (its kind, and a pull target's queue): where its runs are queued */
+  target_type: string;
+  target_queue: string | null;
   db_now: Date;
 }
 
@@ -39,7 +42,8 @@ export async function selectDueEntries(
   const { rows } = await tx.query<DueEntry>(
     `SELECT se.job_id, se.tenant_id, se.partition, se.next_run_at,
             j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds, j.anchor_at,
-            j.priority, j.misfire_policy, j.overlap_policy, now() AS db_now
+            j.priority, j.misfire_policy, j.overlap_policy, j.target->>'type' AS target_type,
+            j.target->>'queue' AS target_queue, now() AS db_now
      FROM unnest($1::int[]) AS p(partition)
      CROSS JOIN LATERAL (
        SELECT s.job_id, s.tenant_id, s.partition, s.next_run_at

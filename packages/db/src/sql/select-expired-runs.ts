@@ -15,13 +15,17 @@ export interface ExpiredRun {
   retry_max_attempts: number;
   retry_initial_delay_seconds: number;
   retry_max_delay_seconds: number;
+  /** the target's routing fields, for the retry's queue */
+  target_type: string;
+  target_queue: string | null;
   db_now: Date;
 }
 
 export async function selectExpiredRuns(tx: Queryable, limit: number): Promise<ExpiredRun[]> {
   const { rows } = await tx.query<ExpiredRun>(
     `SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
-            j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds, now() AS db_now
+            j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
+            j.target->>'type' AS target_type, j.target->>'queue' AS target_queue, now() AS db_now
        FROM runs r JOIN jobs j ON j.id = r.job_id
       WHERE r.status = 'running' AND r.lease_expires_at < now()
       ORDER BY r.lease_expires_at

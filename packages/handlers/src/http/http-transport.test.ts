@@ -3,7 +3,7 @@
 // keep-alive reuse, and the SSRF guard end to end (refused targets see no request).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpHandler, type HttpTarget } from './http';
-import { closedPort, makeContext, startServer, type TestServer } from './testing';
+import { closedPort, makeContext, startServer, type TestServer } from '../testing';
 
 const post = (url: string): HttpTarget => ({ type: 'http', url, method: 'POST' });
 
