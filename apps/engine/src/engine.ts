@@ -1,7 +1,7 @@
 // Composition root of an engine node: builds the loops its roles need and owns the order in
 // which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
 // worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
-import { deriveEncryptionKey } from '@belfry/core';
+import { deriveEncryptionKey, type WorkerLane } from '@belfry/core';
 import { createPool, createQueueClient, localSecret, migrate, queueDepth, resolveDatabase } from '@belfry/db';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
@@ -87,24 +87,25 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
   }
 
   if (env.roles.includes('worker')) {
-    const handlers = createHandlerRegistry(
-      defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets, lanes: ['push'] }),
-    );
+    // The lanes this node's workers serve: push (HTTP and, later, broker publishes). A container
+    // lane joins where a Docker Engine answers, with slots of its own (issue 13).
+    const lanes: WorkerLane[] = ['push'];
+    const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets, lanes }));
     const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
-    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000, lanes: ['push'] }, log);
+    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000, lanes }, log);
     const limits = new TenantLimits(pool, env.tenantConcurrency);
     await limits.refresh();
-    workers = new WorkerPool(
+    workers = new WorkerPool({
       pool,
       boss,
       handlers,
-      new SigningSecrets(pool, encryptionKey),
+      secrets: new SigningSecrets(pool, encryptionKey),
       limits,
       wakeups,
       clock,
-      {
+      config: {
         workerId: env.nodeId,
-        concurrency: env.workerConcurrency,
+        lanes: lanes.map((lane) => ({ lane, slots: () => env.workerConcurrency })),
         batchSize: 50,
         runLeaseMs: env.runLeaseMs,
         heartbeatMs: Math.max(500, Math.floor(env.runLeaseMs / 3)),
@@ -112,7 +113,7 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
       },
       log,
       metrics,
-    );
+    });
     const reaper = new Reaper(
       pool,
       boss,
