@@ -1,11 +1,22 @@
 // Helpers shared by the engine's integration tests: bulk job insertion (thousands of jobs in
 // one statement), a lease keeper stand-in whose partitions the test controls, and readers
 // for what the scheduler queued.
-import { newId, type OverlapPolicy, partitionOf } from '@belfry/core';
+import { newId, type OverlapPolicy, partitionOf, type QueueRoute } from '@belfry/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
-import { type QueuedMessage, queuedMessages } from '@belfry/db';
+import {
+  type ClaimedRun,
+  enqueueRuns,
+  type InsertedRun,
+  insertScheduledRuns,
+  pgExecutor,
+  type QueueClient,
+  type QueuedMessage,
+  queuedMessages,
+  withTransaction,
+} from '@belfry/db';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
+import type { Execution } from '../src/worker/execute';
 
 export interface BulkJobs {
   tenantId: string;
@@ -117,4 +128,53 @@ export function trackOpenRequests(server: Server, keyOf: (req: IncomingMessage) 
     res.on('close', () => open.set(key, (open.get(key) ?? 1) - 1));
   });
   return { open, max };
+}
+
+export interface QueuedRuns {
+  tenantId: string;
+  jobId: string;
+  /** one run per scheduled time */
+  times: Date[];
+  /** default: the tenant's push queue, normal priority */
+  route?: QueueRoute;
+  /** the job's overlap policy is skip (scheduled runs are then checked on claim) */
+  overlapSkip?: boolean;
+}
+
+/** Pending scheduled runs and their queue messages, written as the scheduler writes them. */
+export async function queueRuns(pool: pg.Pool, boss: QueueClient, o: QueuedRuns): Promise<InsertedRun[]> {
+  const route = o.route ?? { lane: 'push', tenantId: o.tenantId, priority: 'normal' };
+  return withTransaction(pool, async (client) => {
+    const runs = await insertScheduledRuns(
+      client,
+      o.times.map((scheduledTime) => ({
+        id: newId('run', scheduledTime),
+        tenantId: o.tenantId,
+        jobId: o.jobId,
+        scheduledTime,
+        status: 'pending' as const,
+        skipReason: null,
+        priority: route.lane === 'pull' ? 'normal' : route.priority,
+      })),
+    );
+    await enqueueRuns(
+      boss,
+      pgExecutor(client),
+      runs.map((r) => ({ runId: r.id, route, scheduledTime: r.scheduled_time, overlapSkip: o.overlapSkip })),
+    );
+    return runs;
+  });
+}
+
+/** An attempt in flight as the worker pool holds it, for testing the pool's parts on their own. */
+export function executionOf(run: ClaimedRun, extra: Partial<Execution> = {}): Execution {
+  return {
+    run,
+    lane: 'push',
+    abort: new AbortController(),
+    reason: null,
+    finished: false,
+    done: Promise.resolve(),
+    ...extra,
+  };
 }

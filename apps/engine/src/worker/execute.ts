@@ -1,7 +1,8 @@
 // Executes one claimed attempt: waits for its scheduled time (runs are claimed a little early;
 // a target is never called before its time), then hands the target to its kind's handler. A
-// run whose kind belongs to a lane this node does not serve (its job's target changed kind
-// after the run was queued) is not executed but released to its own lane. Never throws.
+// run whose kind belongs to another lane than the one it was fetched from (its job's target
+// changed kind after the run was queued) is not executed but released to its own lane, so each
+// lane's slots run only that lane's kinds. Never throws.
 import type { WorkerLane } from '@belfry/core';
 import type { ClaimedRun } from '@belfry/db';
 import { type HandlerOutcome, type HandlerRegistry, laneOf } from '@belfry/handlers';
@@ -26,8 +27,6 @@ export interface ExecuteDeps {
   handlers: HandlerRegistry;
   secrets: SigningSecrets;
   clock: DbClock;
-  /** the lanes this node's workers serve */
-  lanes: ReadonlySet<WorkerLane>;
   /** told how late an attempt starts (ms after it was due) */
   onStart?: (lagMs: number) => void;
 }
@@ -42,7 +41,7 @@ const notRun = (failure: 'connection' | 'invalid', error: string): HandlerOutcom
 export async function executeAttempt(deps: ExecuteDeps, execution: Execution): Promise<HandlerOutcome> {
   const { run } = execution;
   const lane = laneOf(run.target.type);
-  if (lane === 'pull' || !deps.lanes.has(lane)) {
+  if (lane !== execution.lane) {
     execution.reason = 'rerouted';
     return notRun('connection', `rerouted: the target is now ${run.target.type}, which runs in the ${lane} lane`);
   }

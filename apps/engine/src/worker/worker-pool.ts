@@ -45,7 +45,6 @@ export class WorkerPool {
       handlers: o.handlers,
       secrets: o.secrets,
       clock: o.clock,
-      lanes: new Set(this.lanes.keys()),
       onStart: (lag) => o.metrics?.recordLag(lag),
     };
     this.completions = new CompletionBatcher(o.pool, o.boss, o.config.workerId, o.log);
