@@ -1,5 +1,6 @@
 // A webhook sink on 127.0.0.1 that answers 200 at once and records, per delivery, when it
-// arrived and which occurrence it was. Runs in its own process (bench/lib/sink-process.ts)
+// arrived and which occurrence it was. Requests to a path ending in /hang are recorded but
+// never answered (a tenant whose target hangs, for the fairness scenario). Runs in its own process (bench/lib/sink-process.ts)
 // so its CPU does not skew the measuring process.
 import { createServer } from 'node:http';
 
@@ -23,6 +24,7 @@ export function serveSink(onRecord: (r: SinkRecord) => void): Promise<{ port: nu
       attempt: Number(h['belfry-attempt'] ?? 0),
     });
     req.resume();
+    if (req.url?.endsWith('/hang')) return;
     req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
   });
   server.keepAliveTimeout = 60_000;

@@ -10,6 +10,11 @@ export interface HerdOptions {
   tenants: number;
   /** tenants[0] gets this many jobs; the others share the rest (fairness scenario) */
   skew?: { big: number; small: number };
+  /**
+   * tenants[0]'s target never answers (its runs hang until they time out); the scenario ends
+   * when every other tenant's runs are delivered, and judges only theirs for missing ones
+   */
+  hangBig?: boolean;
   engines: number;
   label: string;
 }
@@ -47,7 +52,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         count: o.skew.big,
         tenants: [big],
         runAt: parking,
-        url: sink.url,
+        url: o.hangBig ? `${sink.url}/hang` : sink.url,
         prefix: 'herd-',
         partitions: 1024,
       });
@@ -72,6 +77,14 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       });
     }
     const total = o.skew ? o.skew.big + o.skew.small * (o.tenants - 1) : o.count;
+    // With a hanging tenant, only the others' runs can all arrive.
+    const hung = new Set<string>();
+    if (o.hangBig) {
+      const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM jobs WHERE tenant_id = $1', [tenants[0]]);
+      for (const r of rows) hung.add(r.id);
+    }
+    const expected = total - hung.size;
+    const arrived = () => (hung.size ? sink.records.filter((r) => !hung.has(r.jobId)).length : sink.records.length);
     await db.pool.query('VACUUM ANALYZE jobs');
     await db.pool.query('VACUUM ANALYZE schedule_entries');
 
@@ -97,22 +110,23 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         );
         if (rows[0]?.left === false) materializedAt = Date.now();
       }
-      if (sink.records.length >= total && materializedAt !== null) break;
+      if (arrived() >= expected && materializedAt !== null) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates, if any, would arrive now
 
     const first = sink.records.filter((r) => r.attempt === 1);
+    const judged = sink.records.filter((r) => !hung.has(r.jobId));
     const lags = first.map((r) => r.at - r.scheduled);
     const byOccurrence = new Map<string, Set<string>>();
-    for (const r of sink.records) {
+    for (const r of judged) {
       const key = `${r.jobId}@${r.scheduled}`;
       const set = byOccurrence.get(key) ?? new Set();
       set.add(r.runId);
       byOccurrence.set(key, set);
     }
     const duplicates = [...byOccurrence.values()].filter((s) => s.size > 1).length;
-    const missing = total - byOccurrence.size;
+    const missing = expected - byOccurrence.size;
     const lastAt = Math.max(...first.map((r) => r.at));
     const firstAt = Math.min(...first.map((r) => r.at));
 
@@ -135,6 +149,8 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         tenants: o.tenants,
         engines: o.engines,
         skew: o.skew ?? null,
+        hangBig: o.hangBig ?? false,
+        bigTenant: o.skew ? tenants[0] : null,
         dueAt: due.toISOString(),
       },
       materializedAtDue,

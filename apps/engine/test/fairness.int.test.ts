@@ -86,3 +86,75 @@ describe('engine: fairness between tenants', () => {
     expect(runs.rows[0]).toEqual({ n: BIG, jobs: BIG });
   });
 });
+
+describe('engine: a tenant whose targets hang', () => {
+  let db: TestDatabase;
+  let node: EngineNode;
+  let sink: Sink;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sink = await startSink();
+    // The hog's target accepts its requests and never answers within their timeout.
+    sink.respond = (d) => (d.url.endsWith('/hang') ? { status: 200, delayMs: 120_000 } : { status: 200 });
+    node = await startEngineNode({
+      databaseUrl: db.url,
+      nodeId: 'hang-1',
+      env: { BELFRY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY_MATERIAL, BELFRY_SHUTDOWN_GRACE_SECONDS: '1' },
+    });
+  });
+  afterAll(async () => {
+    await node?.stop();
+    await sink?.close();
+    await db?.destroy();
+  });
+
+  it("does not delay another tenant's runs to the same origin", { timeout: 120_000 }, async () => {
+    const hog = await insertTenant(db.pool, { maxConcurrency: 50 });
+    const small = await insertTenant(db.pool, { maxConcurrency: 50 });
+    const due = new Date(Math.ceil(((await dbNow(db.pool)).getTime() + 3_000) / 1000) * 1000);
+    const common = { partitions: db.partitions, schedule: { type: 'once' as const }, timeoutSeconds: 100 };
+    const hogJobs = new Set(
+      await insertJobsBulk(db.pool, {
+        ...common,
+        tenantId: hog.id,
+        url: `${sink.url}/hang`,
+        nextRunAt: range(200).map(() => due),
+      }),
+    );
+    // Due a little later, so the hog's requests are already stuck at the origin.
+    const later = new Date(due.getTime() + 2_000);
+    await insertJobsBulk(db.pool, {
+      ...common,
+      tenantId: small.id,
+      url: sink.url,
+      nextRunAt: range(30).map(() => later),
+    });
+    const { open } = trackOpenRequests(sink.server, (req) =>
+      hogJobs.has(String(req.headers['belfry-job-id'])) ? 'hog' : 'small',
+    );
+
+    // The hog fills its pool to the origin (16 sockets) and its concurrency (50 running).
+    await sink.waitFor(
+      (all) => all.filter((d) => hogJobs.has(String(d.headers['belfry-job-id']))).length >= 16,
+      60_000,
+    );
+    const running = `SELECT count(*)::int AS n FROM runs WHERE tenant_id = $1 AND status = 'running'`;
+    await waitForRows<{ n: number }>(db.pool, running, [hog.id], (rows) => rows[0]?.n === 50, 60_000);
+    await waitForRows<{ n: number }>(
+      db.pool,
+      `SELECT count(*)::int AS n FROM runs WHERE tenant_id = $1 AND status = 'succeeded'`,
+      [small.id],
+      (rows) => rows[0]?.n === 30,
+      90_000,
+    );
+    // Served while the hog's requests were all still hanging at that same origin.
+    expect(open.get('hog')).toBe(16);
+    expect((await db.pool.query<{ n: number }>(running, [hog.id])).rows[0]?.n).toBe(50);
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM runs WHERE tenant_id = $1 AND status NOT IN ('pending', 'running')`,
+      [hog.id],
+    );
+    expect(rows[0]?.n).toBe(0);
+  });
+});

@@ -1,9 +1,11 @@
 // The HTTP handler's transport behaviour against real loopback servers: deadlines,
 // cancellation, connection failures, bounded reading of hostile response bodies,
 // keep-alive reuse, and the SSRF guard end to end (refused targets see no request).
+import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpHandler, type HttpTarget } from './http';
 import { closedPort, makeContext, startServer, type TestServer } from '../testing';
+import type { TenantAgents } from './tenant-agents';
 
 const post = (url: string): HttpTarget => ({ type: 'http', url, method: 'POST' });
 
@@ -177,6 +179,59 @@ describe('keep-alive', () => {
     const [long, after] = server.requests.slice(before);
     expect(after!.socket === long!.socket).toBe(true);
     expect(after!.remotePort).toBe(long!.remotePort);
+  });
+});
+
+describe('tenant isolation', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("a tenant whose requests hang at an origin does not hold up another tenant's requests to it", async () => {
+    const handler = new HttpHandler({ allowPrivateTargets: true, connectionsPerOrigin: 4 });
+    const held: ServerResponse[] = [];
+    server = await startServer((req, res) => {
+      if (req.url === '/hang') held.push(res);
+      else res.end('ok');
+    });
+    const url = server.url;
+    // The hog's pool is full: 4 requests sit at the target, 8 more wait in its pool.
+    const hog = Array.from({ length: 12 }, () =>
+      handler.execute(post(`${url}/hang`), {}, makeContext({ tenantId: 'ten_hog', timeoutMs: 60_000 })),
+    );
+    while (held.length < 4) await new Promise((r) => setTimeout(r, 5));
+
+    const small = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        handler.execute(post(`${url}/quick`), {}, makeContext({ tenantId: 'ten_small' })),
+      ),
+    );
+    expect(small.map((o) => o.ok)).toEqual([true, true, true, true, true, true]);
+    // ... served while every one of the hog's requests was still hanging.
+    expect(held).toHaveLength(4);
+    expect(server.requests.filter((r) => r.url === '/quick')).toHaveLength(6);
+
+    await server.close();
+    server = undefined;
+    expect((await Promise.all(hog)).every((o) => !o.ok)).toBe(true);
+    await handler.close();
+  });
+
+  it('closes a tenant pool once it has been idle, and opens a new one on the next delivery', async () => {
+    const handler = new HttpHandler({ allowPrivateTargets: true, tenantPoolIdleMs: 1_000 });
+    server = await startServer((_req, res) => res.end('ok'));
+    const agents = (handler as unknown as { agents: TenantAgents }).agents;
+    await handler.execute(post(`${server.url}/`), {}, makeContext({ tenantId: 'ten_a' }));
+    await handler.execute(post(`${server.url}/`), {}, makeContext({ tenantId: 'ten_b' }));
+    expect(agents.size).toBe(2);
+    agents.sweep(Date.now() + 1_000);
+    expect(agents.size).toBe(0);
+    const again = await handler.execute(post(`${server.url}/`), {}, makeContext({ tenantId: 'ten_a' }));
+    expect(again.ok).toBe(true);
+    expect(agents.size).toBe(1);
+    await handler.close();
   });
 });
 

@@ -1,8 +1,9 @@
-// The HTTP webhook handler (CONTRACT.md §3): one signed request per attempt through a
-// single shared undici Agent whose sockets are opened by the SSRF guard. It never throws:
+// The HTTP webhook handler (docs/webhooks.md): one signed request per attempt through the
+// tenant's own undici Agent (see tenant-agents.ts), whose sockets are opened by the SSRF
+// guard. It never throws:
 // every path, including programming errors, ends in a HandlerOutcome the worker can
 // record and feed to the retry policy.
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { isRetryable, parseRetryAfter, type FailureKind } from '@belfry/core';
 import type { Handler, HandlerContext, HandlerOutcome } from '../types';
 import { checkTarget, createGuardedConnector, InvalidTargetError, type Resolver } from '../guard/ssrf-guard';
@@ -14,6 +15,7 @@ import {
   redactHeaders,
   type HttpMethod,
 } from './http-request';
+import { TenantAgents } from './tenant-agents';
 import {
   DeliveryCancelledError,
   DeliveryTimeoutError,
@@ -37,8 +39,10 @@ export interface HttpHandlerOptions {
   userAgent?: string;
   /** how much of a response body is kept as the snippet; default 4096 */
   maxResponseBytes?: number;
-  /** concurrent sockets per origin; default 16 */
+  /** concurrent sockets per origin, per tenant; default 16 */
   connectionsPerOrigin?: number;
+  /** a tenant's connection pool is closed after this long without deliveries; default 60 000 ms */
+  tenantPoolIdleMs?: number;
   /** idle keep-alive before a pooled socket is closed; default 4000 ms */
   keepAliveTimeoutMs?: number;
   /** TCP/TLS connect timeout; default 10 000 ms (the attempt's timeoutMs still applies) */
@@ -66,7 +70,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 
 export class HttpHandler implements Handler<HttpTarget> {
   readonly type = 'http';
-  private readonly agent: Agent;
+  private readonly agents: TenantAgents;
   private readonly allowPrivate: boolean;
   private readonly userAgent: string;
   private readonly maxResponseBytes: number;
@@ -75,20 +79,26 @@ export class HttpHandler implements Handler<HttpTarget> {
     this.allowPrivate = options.allowPrivateTargets;
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.maxResponseBytes = options.maxResponseBytes ?? 4096;
-    this.agent = new Agent({
-      // A per-origin cap keeps one tenant's burst to one endpoint from opening hundreds
-      // of sockets (to the target's and our cost); excess requests queue in the pool.
-      connections: options.connectionsPerOrigin ?? 16,
-      // Below the 5 s idle timeout of Node's http server and many load balancers: reusing
-      // a socket the server is closing fails a POST, which undici won't replay.
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
-      keepAliveMaxTimeout: 30_000,
-      pipelining: 1,
-      connect: createGuardedConnector({
-        allowPrivate: this.allowPrivate,
-        connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-        ...(options.resolver ? { resolver: options.resolver } : {}),
-      }),
+    const connect = createGuardedConnector({
+      allowPrivate: this.allowPrivate,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
+    this.agents = new TenantAgents({
+      idleMs: options.tenantPoolIdleMs ?? 60_000,
+      create: () =>
+        new Agent({
+          // A per-origin cap keeps one tenant's burst to one endpoint from opening hundreds
+          // of sockets (to the target's and our cost); excess requests queue in the
+          // tenant's own pool, never in front of another tenant's.
+          connections: options.connectionsPerOrigin ?? 16,
+          // Below the 5 s idle timeout of Node's http server and many load balancers: reusing
+          // a socket the server is closing fails a POST, which undici won't replay.
+          keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+          keepAliveMaxTimeout: 30_000,
+          pipelining: 1,
+          connect,
+        }),
     });
   }
 
@@ -97,9 +107,11 @@ export class HttpHandler implements Handler<HttpTarget> {
     let requestHeaders: Record<string, string> | undefined;
     let result: Result;
     try {
-      result = await this.deliver(target, payload, ctx, (sent) => {
-        requestHeaders = redactHeaders(sent);
-      });
+      result = await this.agents.use(ctx.tenantId, (agent) =>
+        this.deliver(agent, target, payload, ctx, (sent) => {
+          requestHeaders = redactHeaders(sent);
+        }),
+      );
     } catch (err) {
       // deliver() maps expected errors itself; this is the never-throw backstop.
       result = failed('connection', `internal error: ${(err as Error)?.message ?? String(err)}`);
@@ -108,6 +120,7 @@ export class HttpHandler implements Handler<HttpTarget> {
   }
 
   private async deliver(
+    agent: Dispatcher,
     target: HttpTarget,
     payload: unknown,
     ctx: HandlerContext,
@@ -146,7 +159,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       // One deadline for the whole exchange: connect, headers and body.
       timer = setTimeout(() => abort.abort(new DeliveryTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMER_MS));
 
-      const res = await this.agent.request({
+      const res = await agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
@@ -208,6 +221,6 @@ export class HttpHandler implements Handler<HttpTarget> {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agents.close();
   }
 }

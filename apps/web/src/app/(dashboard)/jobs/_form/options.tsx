@@ -1,6 +1,6 @@
 'use client';
 // Radio groups with a one-line explanation per choice (priority, misfire and overlap policy).
-import type { MisfirePolicy, OverlapPolicy, Priority } from '@belfry/core/vocabulary';
+import type { MisfirePolicy, OverlapPolicy, Priority } from '@belfry/client';
 import type { ReactNode } from 'react';
 
 export interface Option<T extends string> {
