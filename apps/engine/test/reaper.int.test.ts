@@ -2,32 +2,30 @@
 // with the job's backoff (next_attempt_at in the future, its queue message deferred to then),
 // and a run whose worker dies on every attempt ends dead after maxAttempts.
 import { newId } from '@belfry/core';
-import { claimRuns, createQueueClient, insertScheduledRuns, type QueueClient, queuedMessages } from '@belfry/db';
+import { claimRuns, insertScheduledRuns, type QueueClient, queuedMessages } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
 import { createLogger } from '../src/logger';
 import { Reaper } from '../src/maintenance/reaper';
-import { dbNow } from './support';
+import { dbNow, createQueueTestDatabase, type QueueTestDatabase } from './support';
 
 const log = createLogger('silent', {});
 const RETRY = { maxAttempts: 3, initialDelaySeconds: 60, maxDelaySeconds: 600 };
 
 describe('reaper', () => {
-  let db: TestDatabase;
+  let db: QueueTestDatabase;
   let queue: QueueClient;
   let reaper: Reaper;
   let tenantId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    queue = await createQueueClient(db.url, { max: 2 });
+    db = await createQueueTestDatabase();
+    queue = db.boss;
     // The top of the jitter range: each delay is the full backoff, so the test can predict it.
     reaper = new Reaper(db.pool, queue, { intervalMs: 60_000, batchSize: 100, random: () => 1 }, log);
     tenantId = (await insertTenant(db.pool)).id;
   });
   afterAll(async () => {
-    await queue?.stop({ graceful: false, close: true });
     await db?.destroy();
   });
 

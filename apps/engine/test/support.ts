@@ -6,6 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import {
   type ClaimedRun,
+  createQueueClient,
   enqueueRuns,
   type InsertedRun,
   insertScheduledRuns,
@@ -15,6 +16,7 @@ import {
   queuedMessages,
   withTransaction,
 } from '@belfry/db';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
 import type { Execution } from '../src/worker/execute';
 
@@ -176,5 +178,23 @@ export function executionOf(run: ClaimedRun, extra: Partial<Execution> = {}): Ex
     finished: false,
     done: Promise.resolve(),
     ...extra,
+  };
+}
+
+export interface QueueTestDatabase extends TestDatabase {
+  boss: QueueClient;
+}
+
+/** A test database with a pg-boss client on it; destroy() closes both. */
+export async function createQueueTestDatabase(max = 2): Promise<QueueTestDatabase> {
+  const db = await createTestDatabase();
+  const boss = await createQueueClient(db.url, { max });
+  return {
+    ...db,
+    boss,
+    async destroy() {
+      await boss.stop({ graceful: false, close: true });
+      await db.destroy();
+    },
   };
 }

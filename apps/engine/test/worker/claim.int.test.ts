@@ -1,31 +1,29 @@
 // Fetch-and-claim on its own, on real PostgreSQL and pg-boss: due messages become runs leased to
 // this worker with an attempt opened, in one transaction that also deletes the messages; a
 // message whose run is no longer claimable is dropped; overlap-skip runs are recorded skipped.
-import { claimRuns, createQueueClient, type QueueClient, queuedMessages, queueName } from '@belfry/db';
+import { claimRuns, type QueueClient, queuedMessages, queueName } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../test/db';
 import { insertJob, insertTenant } from '../../../../test/fixtures';
 import { claimFromQueue, type ClaimDeps } from '../../src/worker/claim';
-import { dbNow, queueRuns } from '../support';
+import { dbNow, queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 const URL = 'http://127.0.0.1:9/never-called';
 
 describe('claimFromQueue', () => {
-  let db: TestDatabase;
+  let db: QueueTestDatabase;
   let boss: QueueClient;
   let deps: ClaimDeps;
   let tenantId: string;
   let queue: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    boss = await createQueueClient(db.url, { max: 2 });
+    db = await createQueueTestDatabase();
+    boss = db.boss;
     deps = { pool: db.pool, boss, workerId: 'claim-test', runLeaseMs: 30_000 };
     tenantId = (await insertTenant(db.pool)).id;
     queue = queueName({ lane: 'push', tenantId, priority: 'normal' });
   });
   afterAll(async () => {
-    await boss?.stop({ graceful: false, close: true });
     await db?.destroy();
   });
 

@@ -2,25 +2,17 @@
 // run records nothing, and a run cancelled while it ran gets its attempt closed as cancelled),
 // retries and released runs queued again on the route they were submitted with.
 import type { QueueRoute } from '@belfry/core';
-import {
-  type AttemptOutcome,
-  type ClaimedRun,
-  claimRuns,
-  createQueueClient,
-  type QueueClient,
-  queuedMessages,
-} from '@belfry/db';
+import { type AttemptOutcome, type ClaimedRun, claimRuns, type QueueClient, queuedMessages } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../test/db';
 import { insertJob, insertTenant } from '../../../../test/fixtures';
 import { createLogger } from '../../src/logger';
 import { CompletionBatcher } from '../../src/worker/completions';
-import { queueRuns } from '../support';
+import { queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 const WORKER = 'completions-test';
 
 describe('CompletionBatcher', () => {
-  let db: TestDatabase;
+  let db: QueueTestDatabase;
   let boss: QueueClient;
   let batcher: CompletionBatcher;
   let tenantId: string;
@@ -29,8 +21,8 @@ describe('CompletionBatcher', () => {
   let offset = 0;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    boss = await createQueueClient(db.url, { max: 2 });
+    db = await createQueueTestDatabase();
+    boss = db.boss;
     batcher = new CompletionBatcher(db.pool, boss, WORKER, createLogger('silent', {}));
     tenantId = (await insertTenant(db.pool)).id;
     jobId = (
@@ -44,7 +36,6 @@ describe('CompletionBatcher', () => {
   });
   afterAll(async () => {
     await batcher?.drain();
-    await boss?.stop({ graceful: false, close: true });
     await db?.destroy();
   });
 

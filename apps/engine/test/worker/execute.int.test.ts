@@ -2,19 +2,18 @@
 // never before the scheduled time (on the database clock), signed with the tenant's secret,
 // not at all when aborted first, and released rather than executed when the run's kind belongs
 // to another lane than the one it was fetched from.
-import { type ClaimedRun, claimRuns, createQueueClient, type QueueClient } from '@belfry/db';
+import { type ClaimedRun, claimRuns, type QueueClient } from '@belfry/db';
 import { createHandlerRegistry, defaultHandlers, type HandlerRegistry } from '@belfry/handlers';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../test/db';
 import { insertJob, insertTenant, type Sink, startSink, TEST_ENCRYPTION_KEY } from '../../../../test/fixtures';
 import { DbClock } from '../../src/db-clock';
 import { type ExecuteDeps, executeAttempt } from '../../src/worker/execute';
 import { SigningSecrets } from '../../src/worker/secrets';
-import { executionOf, queueRuns } from '../support';
+import { executionOf, queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 describe('executeAttempt', () => {
-  let db: TestDatabase;
+  let db: QueueTestDatabase;
   let boss: QueueClient;
   let sink: Sink;
   let handlers: HandlerRegistry;
@@ -25,8 +24,8 @@ describe('executeAttempt', () => {
   const lags: number[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    boss = await createQueueClient(db.url, { max: 2 });
+    db = await createQueueTestDatabase();
+    boss = db.boss;
     sink = await startSink();
     handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: true }));
     clock = new DbClock(db.pool);
@@ -50,7 +49,6 @@ describe('executeAttempt', () => {
   afterAll(async () => {
     await handlers?.close();
     await sink?.close();
-    await boss?.stop({ graceful: false, close: true });
     await db?.destroy();
   });
 

@@ -1,26 +1,24 @@
 // The lease heartbeat on its own: one statement extends the leases of every attempt in flight;
 // attempts already stopped or being recorded are left alone; a run that was cancelled (or taken
 // back) is reported lost.
-import { claimRuns, createQueueClient, type QueueClient } from '@belfry/db';
+import { claimRuns, type QueueClient } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../test/db';
 import { insertJob, insertTenant } from '../../../../test/fixtures';
 import { createLogger } from '../../src/logger';
 import { LeaseHeartbeat } from '../../src/worker/heartbeat';
-import { executionOf, queueRuns } from '../support';
+import { executionOf, queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 const WORKER = 'heartbeat-test';
 
 describe('LeaseHeartbeat', () => {
-  let db: TestDatabase;
+  let db: QueueTestDatabase;
   let boss: QueueClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    boss = await createQueueClient(db.url, { max: 2 });
+    db = await createQueueTestDatabase();
+    boss = db.boss;
   });
   afterAll(async () => {
-    await boss?.stop({ graceful: false, close: true });
     await db?.destroy();
   });
 

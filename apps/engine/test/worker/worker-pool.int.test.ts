@@ -2,10 +2,9 @@
 // loopback target: it fetches only the lanes it serves, each within its own slot limit (read
 // each time, so a lane can open and close), and a run that arrives in a lane its kind does not
 // belong to is released and re-queued where its kind routes it — then delivered there.
-import { createQueueClient, type QueueClient, queuedMessages } from '@belfry/db';
+import { type QueueClient, queuedMessages } from '@belfry/db';
 import { createHandlerRegistry, defaultHandlers, type HandlerRegistry } from '@belfry/handlers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../test/db';
 import {
   insertJob,
   insertTenant,
@@ -20,12 +19,12 @@ import { SigningSecrets } from '../../src/worker/secrets';
 import { TenantLimits } from '../../src/worker/tenant-limits';
 import { Wakeups } from '../../src/worker/wakeups';
 import { WorkerPool } from '../../src/worker/worker-pool';
-import { queueRuns } from '../support';
+import { queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 const log = createLogger('silent', {});
 
 describe('WorkerPool', () => {
-  let db: TestDatabase;
+  let db: QueueTestDatabase;
   let boss: QueueClient;
   let sink: Sink;
   let handlers: HandlerRegistry;
@@ -37,8 +36,8 @@ describe('WorkerPool', () => {
   let containerSlots = 0;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    boss = await createQueueClient(db.url, { max: 4 });
+    db = await createQueueTestDatabase(4);
+    boss = db.boss;
     sink = await startSink();
     handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: true }));
     clock = new DbClock(db.pool);
@@ -83,7 +82,6 @@ describe('WorkerPool', () => {
     await workers?.stop();
     await handlers?.close();
     await sink?.close();
-    await boss?.stop({ graceful: false, close: true });
     await db?.destroy();
   });
 
