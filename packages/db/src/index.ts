@@ -20,6 +20,7 @@ export * from './sql/advance-schedule';
 export * from './sql/claim-runs';
 export * from './sql/complete-runs';
 export * from './sql/extend-run-leases';
-export * from './sql/reap-expired-runs';
+export * from './sql/select-expired-runs';
+export * from './sql/fail-expired-runs';
 export * from './sql/complete-finished-jobs';
 export * from './sql/cancel-claimed-ahead';

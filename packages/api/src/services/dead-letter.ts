@@ -4,6 +4,8 @@
 // letter is idempotent: a run that has a replay already is not replayed again by
 // POST /dead-letter/replay (POST /runs/{id}/replay, an explicit "run it again", always is).
 // If a replay dies too, it is in the dead letter itself.
+import type { Priority } from '@belfry/core';
+import type { RouteFields } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { DeadLetterQuery, DeadLetterReplayBody } from '../schemas/queries';
@@ -116,8 +118,8 @@ export async function replayDeadLetter(
       // One replay of the tenant's dead letter at a time: NOT_REPLAYED must see the
       // replays a concurrent request just committed, or both would replay the same runs.
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [REPLAY_LOCK, actor.tenantId]);
-      const { rows } = await client.query<{ id: string; job_id: string; priority: 'high' | 'normal' | 'low' }>(
-        `SELECT r.id, r.job_id, j.priority
+      const { rows } = await client.query<{ id: string; job_id: string; priority: Priority; target: RouteFields }>(
+        `SELECT r.id, r.job_id, j.priority, j.target
            FROM runs r JOIN jobs j ON j.id = r.job_id
           WHERE ${where.join(' AND ')}
           ORDER BY r.finished_at, r.id LIMIT ${REPLAY_BATCH_SIZE}
@@ -129,7 +131,7 @@ export async function replayDeadLetter(
         deps.queue,
         actor.tenantId,
         now,
-        rows.map((r) => ({ jobId: r.job_id, priority: r.priority, replayOf: r.id })),
+        rows.map((r) => ({ jobId: r.job_id, priority: r.priority, target: r.target, replayOf: r.id })),
       );
       if (created.length) {
         await auditSql(client, actor, 'dead_letter.replayed', 'dead_letter', input.jobId ?? null, {

@@ -2,10 +2,11 @@
 // the job, its schedule entry and its not-yet-started runs in one transaction, bumps the
 // job's version and writes the audit log. The engine's scheduler only ever sees a job with
 // an entry (active, due) or without one.
+import { isFinishedRunStatus } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { type JobPatchInput, RetryInput, type ScheduleInput } from '../schemas/job-input';
-import type { JobView, RunView } from '../schemas/resources';
+import type { JobView } from '../schemas/resources';
 import { parseInput } from '../schemas/validate';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
@@ -21,7 +22,6 @@ import {
   putScheduleEntry,
   withdrawFutureScheduledRuns,
 } from './schedule-entries';
-import { FINISHED_RUN_STATUSES } from './runs';
 
 function sameSchedule(row: JobRow, schedule: ScheduleInput): boolean {
   return canonicalJson(scheduleOf(row)) === canonicalJson(schedule);
@@ -43,7 +43,7 @@ async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'activ
     const existing = await occurrenceRunStatus(db, row.id, next);
     if (existing) {
       await deleteScheduleEntry(db, row.id);
-      return FINISHED_RUN_STATUSES.includes(existing as RunView['status']) ? 'completed' : 'active';
+      return isFinishedRunStatus(existing) ? 'completed' : 'active';
     }
   }
   await putScheduleEntry(db, { jobId: row.id, tenantId: row.tenant_id, partition: row.partition, nextRunAt: next });

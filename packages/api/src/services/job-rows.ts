@@ -6,6 +6,7 @@
 // ahead and waiting for its time), else the schedule entry (the next occurrence not
 // materialized yet, which only exists while the job is active).
 import type { ScheduleColumns } from '@belfry/db';
+import { type StoredTarget, targetView } from '@belfry/handlers/schemas';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
 
@@ -13,7 +14,7 @@ export interface JobRow extends ScheduleColumns {
   id: string;
   tenant_id: string;
   name: string;
-  target: { type: 'http'; url: string; method: JobView['target']['method']; headers: Record<string, string> };
+  target: StoredTarget;
   payload: unknown;
   retry_max_attempts: number;
   retry_initial_delay_seconds: number;
@@ -63,12 +64,7 @@ export function toJobView(row: JobRow): JobView {
     id: row.id,
     name: row.name,
     schedule: scheduleOf(row),
-    target: {
-      type: 'http',
-      url: row.target.url,
-      method: row.target.method,
-      headers: row.target.headers ?? {},
-    },
+    target: targetView(row.target),
     payload: row.payload ?? null,
     retry: {
       maxAttempts: row.retry_max_attempts,
