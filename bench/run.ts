@@ -1,10 +1,14 @@
-// `npm run bench [-- --quick] [-- --only herd,steady,...]`: Belfry's benchmark suite. Prints a
-// table, writes bench/results/latest.json and one SVG chart per latency scenario.
+// `npm run bench [-- --quick] [-- --only=herd,steady,peers,...]`: Belfry's benchmark suite. Prints a
+// table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
+// development runs: --herd=N, --steady-rate=N, --steady-seconds=N; for the peers (bench/peers):
+// --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
+// --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot } from '@belfry/db';
+import { runInterruptCleanUps } from './lib/cleanup';
 import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
 import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
@@ -13,13 +17,28 @@ import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
+import { PEER_NAMES } from './peers/index';
+import { comparePeers, peerRows, runPeers, type PeerResult } from './peers/report';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice(7);
 const only = onlyArg ? new Set(onlyArg.split(',')) : null;
 const want = (name: string) => !only || only.has(name);
-const steadyRate = Number(args.find((a) => a.startsWith('--steady-rate='))?.slice(14) ?? 1000);
+const numberArg = (name: string, fallback: number) => {
+  const raw = args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${raw}`);
+  return n;
+};
+const steadyRate = numberArg('steady-rate', 1000);
+const wantPeer = (name: string) => !only || only.has('peers') || only.has(`peer-${name}`);
+const peerWorkloads = new Set(
+  (args.find((a) => a.startsWith('--peer-workloads='))?.slice(17) ?? 'herd,steady').split(','),
+);
+const peerSettingsArg = args.find((a) => a.startsWith('--peer-settings='))?.slice(16);
+const peerSettings: unknown = peerSettingsArg ? JSON.parse(peerSettingsArg) : undefined;
 
 const P = quick
   ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
@@ -31,6 +50,9 @@ const P = quick
       fairSmall: 100,
       fairHang: 500,
     };
+
+P.herd = numberArg('herd', P.herd);
+P.steadySeconds = numberArg('steady-seconds', P.steadySeconds);
 
 const root = findRepoRoot();
 const outDir = join(root, 'bench/results');
@@ -134,6 +156,22 @@ async function main() {
     });
     results.fairnessHang = fairnessSummary(fairHang);
   }
+
+  let peers: PeerResult[] = [];
+  const peerNames = PEER_NAMES.filter(wantPeer);
+  if (peerNames.length) {
+    // After Belfry's own scenarios: the same workloads on the same machine, sink and server.
+    peers = await runPeers(peerNames, {
+      herd: P.herd,
+      steadyRate,
+      steadySeconds: P.steadySeconds,
+      workers: 2, // as Belfry's two engine nodes
+      workloads: peerWorkloads,
+      overrides: peerSettings,
+    });
+  }
+  const comparisons = comparePeers({ herd, steady }, peers);
+  if (peers.length) results.peers = { runs: peers, belfryVsPeers: comparisons };
 
   if (serverVersion() === '?') {
     const probe = await benchDatabase(16);
@@ -243,6 +281,7 @@ async function main() {
       '',
     ]);
   }
+  rows.push(...peerRows(peers, comparisons));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   process.stdout.write(
@@ -251,12 +290,24 @@ async function main() {
   process.stdout.write(`${line(rows[0] ?? [])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
   process.stdout.write(`\nwritten: bench/results/latest.json and bench/results/*.svg\n`);
+  const failed = peers.filter((p) => p.error);
+  if (failed.length) throw new Error(`peer scenarios failed: ${failed.map((p) => `${p.peer}: ${p.error}`).join('; ')}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void runInterruptCleanUps()
+      .then(() => releaseServer())
+      .finally(() => process.exit(130));
+  });
 }
 
 main().then(
   () => process.exit(0),
   async (err) => {
     process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await runInterruptCleanUps();
     await releaseServer().catch(() => {});
     process.exit(1);
   },

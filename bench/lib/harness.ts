@@ -17,7 +17,8 @@ import { PgBoss } from 'pg-boss';
 import type { SinkRecord } from './sink';
 
 const root = findRepoRoot();
-const nodeBin = join(root, 'node_modules/.bin/node');
+/** Node 22 from the npm package, whatever the system has (see DEPENDENCIES.md) */
+export const nodeBin = join(root, 'node_modules/.bin/node');
 
 export interface BenchDb {
   url: string;
@@ -32,40 +33,69 @@ let server: DatabaseTarget | undefined;
 let lastServerVersion = '?';
 export const serverVersion = (): string => lastServerVersion;
 
-export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
+export interface EmptyDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty database on the bench's server (each peer gets its own, as Belfry does per scenario). */
+export async function createDatabase(prefix: string): Promise<EmptyDatabase> {
   server ??= await resolveDatabase(readDbEnv());
   const adminUrl = withDatabase(server.url, 'postgres');
-  const name = `belfry_bench_${Date.now().toString(36)}`;
+  const name = `${prefix}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const version = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
-  lastServerVersion = version;
-  await admin.end();
-  const url = withDatabase(server.url, name);
-  await migrate(url, { partitions });
-  const boss = new PgBoss({
-    connectionString: url,
-    supervise: false,
-    schedule: false,
-    registerInstance: false,
-    max: 2,
-  });
-  boss.on('error', () => {});
-  await boss.start();
-  await boss.stop({ graceful: false });
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+    lastServerVersion =
+      (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(server.url, name),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
+  const db = await createDatabase('belfry_bench');
+  const url = db.url;
+  try {
+    await migrate(url, { partitions });
+    const boss = new PgBoss({
+      connectionString: url,
+      supervise: false,
+      schedule: false,
+      registerInstance: false,
+      max: 2,
+    });
+    boss.on('error', () => {});
+    await boss.start();
+    await boss.stop({ graceful: false });
+  } catch (err) {
+    await db.drop().catch(() => {});
+    throw err;
+  }
   const pool = createPool(url, { max: 10, name: 'belfry-bench' });
   return {
     url,
-    name,
+    name: db.name,
     pool,
-    serverVersion: version,
+    serverVersion: lastServerVersion,
     async drop() {
       await pool.end();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
+      await db.drop();
     },
   };
 }
