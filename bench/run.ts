@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot } from '@belfry/db';
+import { parseArgs } from './lib/args';
 import { runInterruptCleanUps } from './lib/cleanup';
 import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
 import { fmt } from './lib/stats';
@@ -20,39 +21,15 @@ import { runSteady, type SteadyResult } from './scenarios/steady';
 import { PEER_NAMES } from './peers/index';
 import { comparePeers, peerRows, runPeers, type PeerResult } from './peers/report';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const onlyArg = args.find((a) => a.startsWith('--only='))?.slice(7);
-const only = onlyArg ? new Set(onlyArg.split(',')) : null;
-const want = (name: string) => !only || only.has(name);
-const numberArg = (name: string, fallback: number) => {
-  const raw = args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${raw}`);
-  return n;
-};
-const steadyRate = numberArg('steady-rate', 1000);
-const wantPeer = (name: string) => !only || only.has('peers') || only.has(`peer-${name}`);
-const peerWorkloads = new Set(
-  (args.find((a) => a.startsWith('--peer-workloads='))?.slice(17) ?? 'herd,steady').split(','),
-);
-const peerSettingsArg = args.find((a) => a.startsWith('--peer-settings='))?.slice(16);
-const peerSettings: unknown = peerSettingsArg ? JSON.parse(peerSettingsArg) : undefined;
-
-const P = quick
-  ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
-  : {
-      herd: 100_000,
-      steadySeconds: 300,
-      scale: [1_000_000, 10_000_000],
-      fairBig: 50_000,
-      fairSmall: 100,
-      fairHang: 500,
-    };
-
-P.herd = numberArg('herd', P.herd);
-P.steadySeconds = numberArg('steady-seconds', P.steadySeconds);
+const { quick, want, wantPeer, P, peerWorkloads, peerSettings } = (() => {
+  try {
+    return parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+})();
+const steadyRate = P.steadyRate;
 
 const root = findRepoRoot();
 const outDir = join(root, 'bench/results');
@@ -231,6 +208,7 @@ async function main() {
       `${fmt(steady.lagAfterWarmup.p50)} / ${fmt(steady.lagAfterWarmup.p99)}`,
       '',
     ]);
+    rows.push(['steady', 'duplicates / missing', `${steady.duplicates} / ${steady.missing}`, '0 / 0']);
     const t = steady.trend;
     rows.push(['steady', 'p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift']);
   }

@@ -1,13 +1,15 @@
 // BullMQ on the machine's Redis: delayed jobs added with `addBulk`, a Worker whose processor
 // POSTs to the sink, two worker processes. Keys live under a prefix of this run's own, deleted
 // afterwards; a previous run's prefix left behind by a killed bench is swept when it is old.
-import { createRequire } from 'node:module';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { PeerData, PeerDriver } from './types';
+import { installedVersion } from './version';
 
 export type BullMqSettings = {
-  /** jobs processed at once per Worker (one Worker per process) */
+  /** Worker instances per process: each fetches its next job one Redis call at a time */
+  workersPerProcess: number;
+  /** jobs processed at once per Worker */
   concurrency: number;
   /** seconds a Worker blocks waiting for a job when the queue is empty */
   drainDelay: number;
@@ -20,7 +22,7 @@ export type BullMqSettings = {
 const QUEUE = 'webhooks';
 const PREFIX_ROOT = 'belfry-bench-peer';
 const STALE_MS = 6 * 3600_000;
-const version = createRequire(import.meta.url)('bullmq/package.json').version as string;
+const version = installedVersion('bullmq');
 
 function connection(url: string) {
   const u = new URL(url);
@@ -57,6 +59,7 @@ export const bullMqPeer: PeerDriver<BullMqSettings> = {
   name: 'bullmq',
   title: `BullMQ ${version}`,
   defaults: {
+    workersPerProcess: 1,
     concurrency: 200,
     drainDelay: 5,
     removeOnCompleteCount: 1000,
@@ -96,32 +99,53 @@ export const bullMqPeer: PeerDriver<BullMqSettings> = {
         );
       },
       async settle() {},
+      async serverPids() {
+        const info = await redis.info('server');
+        const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+        return pid ? [pid] : [];
+      },
+      async serverInfo() {
+        const info = await redis.info('server');
+        const out: Record<string, string> = { redis_version: /redis_version:(\S+)/.exec(info)?.[1] ?? '?' };
+        for (const name of ['appendonly', 'appendfsync', 'save', 'maxmemory-policy']) {
+          const [, value] = (await redis.config('GET', name)) as string[];
+          out[name] = value ?? '?';
+        }
+        return out;
+      },
       close: cleanUp,
     };
   },
 
   async work(address, s, deliver) {
-    const worker = new Worker<PeerData>(
-      address.queue,
-      async (job) => {
-        await deliver({
-          runId: job.id ?? '',
-          jobId: job.data.jobId,
-          scheduledTime: job.data.scheduledTime,
-          attempt: job.attemptsStarted,
-        });
+    const workers = Array.from({ length: s.workersPerProcess }, () => {
+      const worker = new Worker<PeerData>(
+        address.queue,
+        async (job) => {
+          await deliver({
+            runId: job.id ?? '',
+            jobId: job.data.jobId,
+            scheduledTime: job.data.scheduledTime,
+            attempt: job.attemptsStarted,
+          });
+        },
+        {
+          connection: connection(address.url),
+          prefix: address.prefix,
+          concurrency: s.concurrency,
+          drainDelay: s.drainDelay,
+          removeOnComplete: { count: s.removeOnCompleteCount },
+          removeOnFail: { count: 10_000 },
+        },
+      );
+      worker.on('error', (err) => process.stderr.write(`[peer-bullmq] ${String(err)}\n`));
+      return worker;
+    });
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    return {
+      async stop() {
+        await Promise.all(workers.map((w) => w.close()));
       },
-      {
-        connection: connection(address.url),
-        prefix: address.prefix,
-        concurrency: s.concurrency,
-        drainDelay: s.drainDelay,
-        removeOnComplete: { count: s.removeOnCompleteCount },
-        removeOnFail: { count: 10_000 },
-      },
-    );
-    worker.on('error', (err) => process.stderr.write(`[peer-bullmq] ${String(err)}\n`));
-    await worker.waitUntilReady();
-    return { stop: () => worker.close() };
+    };
   },
 };

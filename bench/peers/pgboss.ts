@@ -1,11 +1,11 @@
 // pg-boss alone: what a user who builds scheduled webhooks on pg-boss writes. `insert` with
 // `startAfter` (pg-boss's bulk `send`), a `work()` handler that POSTs each job of its batch
 // to the sink and settles each job on its own (perJobResults), two worker processes.
-import { createRequire } from 'node:module';
-import pg from 'pg';
 import { PgBoss, type JobResult } from 'pg-boss';
-import { createDatabase } from '../lib/harness';
+import { createDatabase } from '../lib/database';
 import type { PeerData, PeerDriver } from './types';
+import { backendPids, durability, vacuumAnalyze } from './pg-store';
+import { installedVersion } from './version';
 
 export type PgBossSettings = {
   /** jobs per fetch; the handler delivers them concurrently */
@@ -23,13 +23,13 @@ export type PgBossSettings = {
 };
 
 const QUEUE = 'webhooks';
-const version = createRequire(import.meta.url)('pg-boss/package.json').version as string;
+const version = installedVersion('pg-boss');
 
 export const pgBossPeer: PeerDriver<PgBossSettings> = {
   name: 'pgboss',
   title: `pg-boss ${version}`,
   defaults: {
-    batchSize: 50,
+    batchSize: 100,
     localConcurrency: 4,
     pollingIntervalSeconds: 0.5,
     burstWhenBatchFull: true,
@@ -61,11 +61,9 @@ export const pgBossPeer: PeerDriver<PgBossSettings> = {
           })),
         );
       },
-      async settle() {
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        await c.query('VACUUM ANALYZE').finally(() => c.end());
-      },
+      settle: () => vacuumAnalyze(db.url),
+      serverPids: () => backendPids(db.url),
+      serverInfo: () => durability(db.url),
       async close() {
         await boss.stop({ graceful: false }).catch(() => {});
         await db.drop();

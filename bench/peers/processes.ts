@@ -7,6 +7,7 @@ import { nodeBin } from '../lib/harness';
 import type { PeerName, Settings, StoreAddress } from './types';
 
 export interface PeerProcesses {
+  pids(): (number | undefined)[];
   stop(): Promise<void>;
 }
 
@@ -31,15 +32,14 @@ export async function startPeerWorkers(o: {
   const ready: Promise<void>[] = [];
   for (let i = 1; i <= o.count; i++) {
     const config = { peer: o.peer, index: i, address: o.address, settings: o.settings, sinkUrl: o.sinkUrl };
-    const child = spawn(
-      nodeBin,
-      ['--import', 'tsx', join(root, 'bench/peers/worker-process.ts'), JSON.stringify(config)],
-      {
-        cwd: root,
-        // stdin is a pipe the worker watches: it closes when this process dies, however it dies.
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
-    );
+    // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each worker process there on exit (as for the engines).
+    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const script = join(root, 'bench/peers/worker-process.ts');
+    const child = spawn(nodeBin, [...prof, '--import', 'tsx', script, JSON.stringify(config)], {
+      cwd: root,
+      // stdin is a pipe the worker watches: it closes when this process dies, however it dies.
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     children.push(child);
     ready.push(
       new Promise((resolve, reject) => {
@@ -61,5 +61,5 @@ export async function startPeerWorkers(o: {
     await stop();
     throw err;
   }
-  return { stop };
+  return { stop, pids: () => children.map((c) => c.pid) };
 }

@@ -99,10 +99,18 @@ export function peerRows(peers: PeerResult[], comparisons: PeerComparison[]): st
     if (p.error) rows.push([name, 'FAILED', p.error.slice(0, 80), '']);
     const h = p.herd;
     if (h) {
+      if (h.readyBeforeDueMs < 0)
+        rows.push([name, 'INVALID herd: enqueued after its due time by', fmt(-h.readyBeforeDueMs), '']);
       rows.push([name, 'herd all delivered (from due)', fmt(h.deliveredAllMs), '']);
       rows.push([name, 'herd throughput', `${h.deliveriesPerSecond ?? '-'} /s`, '']);
       rows.push([name, 'herd start lag p50/p99', `${fmt(h.lag.p50)} / ${fmt(h.lag.p99)}`, '']);
       rows.push([name, 'herd duplicates / missing', `${h.duplicates} / ${h.missing}`, '0 / 0']);
+      rows.push([
+        name,
+        'herd CPU per 1,000 runs: workers / store',
+        `${fmt(h.cpu.workersPer1000)} / ${fmt(h.cpu.serverPer1000)}`,
+        '',
+      ]);
     }
     const s = p.steady;
     if (s) {

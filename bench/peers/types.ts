@@ -43,6 +43,13 @@ export interface PeerStore {
   enqueue(jobs: PeerJob[]): Promise<void>;
   /** after a bulk load: PostgreSQL peers VACUUM ANALYZE, as the Belfry herd does after its load */
   settle(): Promise<void>;
+  /**
+   * The server processes doing this store's work, for CPU accounting: the PostgreSQL backends
+   * connected to the peer's database, or the Redis server (shared: others' use counts too).
+   */
+  serverPids(): Promise<number[]>;
+  /** the store server's durability settings, for the report (PostgreSQL's commit/fsync, Redis's persistence) */
+  serverInfo(): Promise<Record<string, string>>;
   /** closes the producer and removes the store (database dropped, Redis keys deleted) */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
 // The figures come from the sink's records through the same code as Belfry's (lib/figures).
 import { type HerdFigures, herdFigures, type SteadyFigures, steadyFigures } from '../lib/figures';
 import { onInterrupt } from '../lib/cleanup';
+import { cpuMeter } from '../lib/proc';
 import { type Sink, startSink } from '../lib/harness';
 import { startPeerWorkers, type PeerProcesses } from '../peers/processes';
 import type { PeerDriver, PeerJob, PeerStore, Settings } from '../peers/types';
@@ -14,24 +15,54 @@ const CHUNK = 1_000;
 
 export type PeerHerdResult = Omit<HerdFigures, 'points' | 'lags' | 'first'> & {
   parameters: Record<string, unknown>;
+  server: Record<string, string>;
   /** time to enqueue the herd (producer in the bench process, chunks of 1,000) */
   enqueueMs: number;
   /** how long before the due time the herd was enqueued and settled (negative: late, invalid) */
   readyBeforeDueMs: number;
+  cpu: CpuFigures;
 };
 
 export type PeerSteadyResult = Omit<SteadyFigures, 'points' | 'lags'> & {
   parameters: Record<string, unknown>;
+  server: Record<string, string>;
   /** seconds whose jobs were not all enqueued by their due time (should be 0) */
   lateEnqueues: number;
+  cpu: CpuFigures;
 };
+
+/**
+ * CPU (ms) per 1,000 deliveries over the measured window: the worker processes, and the
+ * store's server processes (the PostgreSQL backends of the peer's database, or the Redis
+ * server). A busy machine moves these far less than it moves throughput.
+ */
+export interface CpuFigures {
+  workersPer1000: number | null;
+  serverPer1000: number | null;
+}
+
+async function meters(store: PeerStore, processes: PeerProcesses) {
+  const serverPids = await store.serverPids();
+  const workers = cpuMeter(() => processes.pids());
+  const server = cpuMeter(() => serverPids);
+  return {
+    start() {
+      workers.start();
+      server.start();
+    },
+    figures(deliveries: number): CpuFigures {
+      const per1000 = (ms: number) => (deliveries > 0 ? Math.round((ms / deliveries) * 1000) : null);
+      return { workersPer1000: per1000(workers.elapsed()), serverPer1000: per1000(server.elapsed()) };
+    },
+  };
+}
 
 /** Sink, store and worker processes for one workload; all removed afterwards, whatever happens. */
 async function withPeer<T>(
   driver: PeerDriver<Settings>,
   settings: Settings,
   workers: number,
-  fn: (store: PeerStore, sink: Sink) => Promise<T>,
+  fn: (store: PeerStore, sink: Sink, processes: PeerProcesses) => Promise<T>,
 ): Promise<T> {
   let sink: Sink | undefined;
   let store: PeerStore | undefined;
@@ -56,7 +87,7 @@ async function withPeer<T>(
       settings,
       sinkUrl: sink.url,
     });
-    return await fn(store, sink);
+    return await fn(store, sink, processes);
   } finally {
     await cleanUp();
     unregister();
@@ -76,7 +107,7 @@ export async function runPeerHerd(
   settings: Settings,
   o: { count: number; workers: number },
 ): Promise<PeerHerdResult> {
-  return withPeer(driver, settings, o.workers, async (store, sink) => {
+  return withPeer(driver, settings, o.workers, async (store, sink, processes) => {
     // Room to enqueue before the due time (≈ 6 s + 0.25 ms a job; checked below).
     const due = Math.ceil((Date.now() + 6_000 + o.count / 4) / 1000) * 1000;
     const runAt = new Date(due);
@@ -87,14 +118,20 @@ export async function runPeerHerd(
     const readyBeforeDueMs = due - Date.now();
     if (readyBeforeDueMs < 0)
       log(`peer ${driver.name}: the herd was enqueued ${-readyBeforeDueMs} ms after its due time`);
+    const cpu = await meters(store, processes);
+    await sleep(Math.max(0, due - Date.now()));
+    cpu.start();
     const deadline = due + 300_000;
     while (sink.records.length < o.count && Date.now() < deadline) await sleep(100);
+    const cpuFigures = cpu.figures(sink.records.length);
     await sleep(1_000); // late duplicates, if any, would arrive now
     const { points, lags, first, ...figures } = herdFigures(sink.records, { due, expected: o.count });
     return {
       parameters: { jobs: o.count, workers: o.workers, dueAt: runAt.toISOString() },
+      server: await store.serverInfo(),
       enqueueMs,
       readyBeforeDueMs,
+      cpu: cpuFigures,
       ...figures,
     };
   });
@@ -111,7 +148,9 @@ export async function runPeerSteady(
   o: { perSecond: number; seconds: number; workers: number; leadMs?: number },
 ): Promise<PeerSteadyResult> {
   const leadMs = o.leadMs ?? 2_000;
-  return withPeer(driver, settings, o.workers, async (store, sink) => {
+  return withPeer(driver, settings, o.workers, async (store, sink, processes) => {
+    const cpu = await meters(store, processes);
+    cpu.start();
     const start = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
     let lateEnqueues = 0;
     for (let k = 0; k < o.seconds; k++) {
@@ -124,6 +163,7 @@ export async function runPeerSteady(
     }
     const end = start + o.seconds * 1000;
     while (Date.now() < end + 3_000) await sleep(250);
+    const cpuFigures = cpu.figures(sink.records.length);
     const { points, lags, ...figures } = steadyFigures(sink.records, {
       start,
       seconds: o.seconds,
@@ -131,7 +171,9 @@ export async function runPeerSteady(
     });
     return {
       parameters: { perSecond: o.perSecond, seconds: o.seconds, workers: o.workers, leadMs },
+      server: await store.serverInfo(),
       lateEnqueues,
+      cpu: cpuFigures,
       ...figures,
     };
   });
