@@ -15,23 +15,26 @@ export function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** A CPU meter over a fixed set of processes: CPU used since `start()` by those still alive. */
-export function cpuMeter(pids: () => (number | undefined)[]) {
+/**
+ * A CPU meter over a set of processes that may change (a connection pool replaces backends):
+ * CPU used since `start()` by the processes alive at start, plus all the CPU of processes that
+ * appeared since (they started within the window). One that exited meanwhile is not counted.
+ */
+export function cpuMeter() {
   let baseline = new Map<number, number>();
   return {
-    start() {
+    start(pids: number[]) {
       baseline = new Map();
-      for (const pid of pids()) {
-        const ms = pid ? processCpuMs(pid) : null;
-        if (pid && ms !== null) baseline.set(pid, ms);
+      for (const pid of pids) {
+        const ms = processCpuMs(pid);
+        if (ms !== null) baseline.set(pid, ms);
       }
     },
-    /** ms of CPU since start(); a process that exited meanwhile is not counted (undercount) */
-    elapsed(): number {
+    elapsed(pidsNow: number[]): number {
       let sum = 0;
-      for (const [pid, before] of baseline) {
+      for (const pid of new Set([...baseline.keys(), ...pidsNow])) {
         const now = processCpuMs(pid);
-        if (now !== null) sum += now - before;
+        if (now !== null) sum += now - (baseline.get(pid) ?? 0);
       }
       return sum;
     },

@@ -41,18 +41,21 @@ export interface CpuFigures {
   serverPer1000: number | null;
 }
 
-async function meters(store: PeerStore, processes: PeerProcesses) {
-  const serverPids = await store.serverPids();
-  const workers = cpuMeter(() => processes.pids());
-  const server = cpuMeter(() => serverPids);
+function meters(store: PeerStore, processes: PeerProcesses) {
+  const workers = cpuMeter();
+  const server = cpuMeter();
+  const workerPids = () => processes.pids().filter((p): p is number => p !== undefined);
   return {
-    start() {
-      workers.start();
-      server.start();
+    async start() {
+      workers.start(workerPids());
+      server.start(await store.serverPids());
     },
-    figures(deliveries: number): CpuFigures {
+    async figures(deliveries: number): Promise<CpuFigures> {
       const per1000 = (ms: number) => (deliveries > 0 ? Math.round((ms / deliveries) * 1000) : null);
-      return { workersPer1000: per1000(workers.elapsed()), serverPer1000: per1000(server.elapsed()) };
+      return {
+        workersPer1000: per1000(workers.elapsed(workerPids())),
+        serverPer1000: per1000(server.elapsed(await store.serverPids())),
+      };
     },
   };
 }
@@ -118,12 +121,12 @@ export async function runPeerHerd(
     const readyBeforeDueMs = due - Date.now();
     if (readyBeforeDueMs < 0)
       log(`peer ${driver.name}: the herd was enqueued ${-readyBeforeDueMs} ms after its due time`);
-    const cpu = await meters(store, processes);
+    const cpu = meters(store, processes);
     await sleep(Math.max(0, due - Date.now()));
-    cpu.start();
+    await cpu.start();
     const deadline = due + 300_000;
     while (sink.records.length < o.count && Date.now() < deadline) await sleep(100);
-    const cpuFigures = cpu.figures(sink.records.length);
+    const cpuFigures = await cpu.figures(sink.records.length);
     await sleep(1_000); // late duplicates, if any, would arrive now
     const { points, lags, first, ...figures } = herdFigures(sink.records, { due, expected: o.count });
     return {
@@ -149,8 +152,8 @@ export async function runPeerSteady(
 ): Promise<PeerSteadyResult> {
   const leadMs = o.leadMs ?? 2_000;
   return withPeer(driver, settings, o.workers, async (store, sink, processes) => {
-    const cpu = await meters(store, processes);
-    cpu.start();
+    const cpu = meters(store, processes);
+    await cpu.start();
     const start = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
     let lateEnqueues = 0;
     for (let k = 0; k < o.seconds; k++) {
@@ -163,7 +166,7 @@ export async function runPeerSteady(
     }
     const end = start + o.seconds * 1000;
     while (Date.now() < end + 3_000) await sleep(250);
-    const cpuFigures = cpu.figures(sink.records.length);
+    const cpuFigures = await cpu.figures(sink.records.length);
     const { points, lags, ...figures } = steadyFigures(sink.records, {
       start,
       seconds: o.seconds,
