@@ -1,7 +1,9 @@
 // The CLI's error types and how each becomes a message on stderr and an exit code:
 // 2 for usage (bad flags, missing arguments), 1 for everything else (the API said no, the
-// server is unreachable, a file is unreadable).
-import type { Problem } from './types';
+// server is unreachable, a file is unreadable). The API's own errors come from @belfry/client.
+import { ApiError, BelfryError } from '@belfry/client';
+
+export { ApiError, NetworkError } from '@belfry/client';
 
 /** The command line itself is wrong: exit 2. */
 export class UsageError extends Error {
@@ -13,23 +15,25 @@ export class CliError extends Error {
   override readonly name = 'CliError';
 }
 
-/** The API answered with an error status; `problem` is its problem+json body (or a stand-in). */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
-  /** set by the command that built the request, so validation errors can name its flags */
-  hints: FieldHints = {};
+/**
+ * An API error from a request a command built out of flags: the hints map body fields to those
+ * flags, so a validation error can name the flag the user typed.
+ */
+export class HintedApiError extends Error {
+  override readonly name = 'HintedApiError';
   constructor(
-    readonly status: number,
-    readonly problem: Problem,
-    readonly retryAfterSeconds: number | null = null,
+    readonly error: ApiError,
+    readonly hints: FieldHints,
   ) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(error.message);
   }
 }
 
-/** The request never got an HTTP answer (refused, DNS, timeout, TLS). */
-export class NetworkError extends Error {
-  override readonly name = 'NetworkError';
+/** Rethrows an ApiError with the command's field hints; anything else unchanged. */
+export function withHints(hints: FieldHints): (err: unknown) => never {
+  return (err) => {
+    throw err instanceof ApiError ? new HintedApiError(err, hints) : err;
+  };
 }
 
 export interface RenderedError {
@@ -42,14 +46,16 @@ export type FieldHints = Record<string, string>;
 
 export function renderError(err: unknown): RenderedError {
   if (err instanceof UsageError) return { lines: [`error: ${err.message}`], exitCode: 2 };
-  if (err instanceof CliError || err instanceof NetworkError) return { lines: [`error: ${err.message}`], exitCode: 1 };
-  if (err instanceof ApiError) return { lines: renderApiError(err), exitCode: 1 };
+  if (err instanceof HintedApiError) return { lines: renderApiError(err.error, err.hints), exitCode: 1 };
+  if (err instanceof ApiError) return { lines: renderApiError(err, {}), exitCode: 1 };
+  // NetworkError (no answer) and UnexpectedResponseError (not a Belfry server)
+  if (err instanceof CliError || err instanceof BelfryError) return { lines: [`error: ${err.message}`], exitCode: 1 };
   const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
   return { lines: [`error: unexpected failure: ${message}`], exitCode: 1 };
 }
 
-function renderApiError(err: ApiError): string[] {
-  const { problem, status, hints } = err;
+function renderApiError(err: ApiError, hints: FieldHints): string[] {
+  const { problem, status } = err;
   const detail = problem.detail || problem.title || `HTTP ${status}`;
   if (status === 401) {
     return [

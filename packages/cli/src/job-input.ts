@@ -2,8 +2,17 @@
 // the request body. Flags win over the file, field by field, so one file can serve as a
 // template (`--file base.json --name other`). Values are checked here only as far as needed
 // to build the body; the server's validation is the authority and its errors are shown as is.
+import type { JobCreate, MisfirePolicy, OverlapPolicy, Priority, TargetInput } from '@belfry/client';
 import { CliError, UsageError, type FieldHints } from './errors';
-import type { JobCreateBody, MisfirePolicy, OverlapPolicy, Priority } from './types';
+
+/**
+ * The body `jobs create` sends: a JobCreate as far as flags and file go. A file may leave
+ * fields out or add unknown ones; the server's validation is what reports them.
+ */
+export type JobCreateBody = Partial<Omit<JobCreate, 'target'>> & {
+  target?: Partial<TargetInput>;
+  [field: string]: unknown;
+};
 
 export interface JobCreateFlags {
   name?: string;
@@ -75,13 +84,14 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
   if (flags.at !== undefined) body.schedule = { type: 'once', runAt: flags.at };
 
   if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined) {
-    const current = isObject(body.target) ? body.target : {};
-    const currentHeaders = isObject(current.headers) ? (current.headers as Record<string, string>) : {};
+    const current: Partial<TargetInput> = isObject(body.target) ? body.target : {};
+    const currentHeaders = isObject(current.headers) ? current.headers : {};
     body.target = {
       type: 'http',
       ...current,
       ...(flags.url !== undefined ? { url: flags.url } : {}),
-      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() } : {}),
+      // any method the user typed; the server names the ones it accepts
+      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() as TargetInput['method'] } : {}),
       ...(flags.header !== undefined ? { headers: { ...currentHeaders, ...flags.header } } : {}),
     };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { table, truncate } from './format';
-import type { Job, Run } from './types';
+import type { Job, Run } from '@belfry/client';
 import { deadLetterTable, describeSchedule, jobDetail, jobsTable, runDetail, runsTable } from './views';
 
 const now = new Date('2026-03-01T12:00:00Z');

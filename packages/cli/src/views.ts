@@ -2,7 +2,7 @@
 // object and `now`, so the layout is unit-tested without a server.
 import { formatInstant, formatMs, formatRelative, formatSeconds } from './durations';
 import { keyValues, table, truncate } from './format';
-import type { Job, Run, Schedule } from './types';
+import type { Job, Run, Schedule } from '@belfry/client';
 
 export function describeSchedule(schedule: Schedule): string {
   switch (schedule.type) {

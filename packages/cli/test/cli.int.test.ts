@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENCRYPTION_KEY_MATERIAL, startTestServer, type TestServer } from './server';
+import { ENCRYPTION_KEY_MATERIAL, startTestServer, type TestServer } from '../../../test/rest-server';
 
 const root = resolve(import.meta.dirname, '../../..');
 const bin = join(root, 'node_modules/.bin/belfry');

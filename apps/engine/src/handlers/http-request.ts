@@ -1,4 +1,4 @@
-// What a webhook request looks like on the wire (CONTRACT.md §3): the body bytes, the
+// What a webhook request looks like on the wire (docs/webhooks.md): the body bytes, the
 // job's headers merged under Belfry's own, the Standard Webhooks signature over exactly
 // the bytes sent, and the redacted copy of the headers that is stored with the run.
 // Pure: the HTTP handler does the sending.

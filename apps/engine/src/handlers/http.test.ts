@@ -1,4 +1,4 @@
-// The HTTP handler against CONTRACT.md §3, with a real loopback server on the other end:
+// The HTTP handler against docs/webhooks.md, with a real loopback server on the other end:
 // the exact headers, a signature that standardwebhooks verifies (also mid-rotation), the
 // body rules, status → outcome mapping and redaction of the stored request headers.
 import { Webhook } from 'standardwebhooks';

@@ -1,4 +1,4 @@
-// The HTTP webhook handler (CONTRACT.md §3): one signed request per attempt through the
+// The HTTP webhook handler (docs/webhooks.md): one signed request per attempt through the
 // tenant's own undici Agent (see tenant-agents.ts), whose sockets are opened by the SSRF
 // guard. It never throws:
 // every path, including programming errors, ends in a HandlerOutcome the worker can

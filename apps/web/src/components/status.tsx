@@ -1,20 +1,23 @@
 // How run and job statuses look everywhere: one colour per outcome (also used by the
 // sparkline and the timeline), words next to colour so colour is never the only signal.
+import type { JobStatus, RunStatus } from '@belfry/client';
 import Link from 'next/link';
 import { Badge, type Tone } from './badge';
 
-export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'dead' | 'cancelled' | 'skipped';
-export type JobStatus = 'active' | 'paused' | 'completed';
+// The statuses are the API's (generated from its OpenAPI document); every record below is
+// keyed by them, so a status added to the API fails the typecheck here until it has a look.
+export type { JobStatus, RunStatus } from '@belfry/client';
 
-export const RUN_STATUS_LIST: RunStatus[] = [
-  'pending',
-  'running',
-  'succeeded',
-  'failed',
-  'dead',
-  'cancelled',
-  'skipped',
-];
+/** In the API's order (pending first, skipped last). */
+export const RUN_STATUS_LIST = Object.keys({
+  pending: true,
+  running: true,
+  succeeded: true,
+  failed: true,
+  dead: true,
+  cancelled: true,
+  skipped: true,
+} satisfies Record<RunStatus, true>) as RunStatus[];
 
 export const RUN_COLORS: Record<RunStatus, string> = {
   succeeded: '#10b981',

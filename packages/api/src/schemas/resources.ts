@@ -1,5 +1,5 @@
 // What the API answers: the Job, Run and other resource shapes of the public contract
-// (shared/CONTRACT.md §2). Contract tests parse every response with these (strictly), and
+// (docs/api.md, /api/v1/openapi.json). Contract tests parse every response with these (strictly), and
 // the OpenAPI document is generated from them.
 import { z } from 'zod';
 import { NullableTimestamp, pageOf, Timestamp } from './common';

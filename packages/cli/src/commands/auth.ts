@@ -2,12 +2,12 @@
 // forget it. The key is verified before it is saved, so a typo fails now rather than at the
 // next command.
 import { Command } from 'commander';
-import { BelfryClient } from '../client';
 import { configPath, removeConfig, writeConfig } from '../config';
 import type { Context } from '../context';
 import { normalizeServerUrl } from '../env';
 import { ApiError, CliError, UsageError } from '../errors';
 import { json } from '../format';
+import { clientFor } from './shared';
 
 const DEFAULT_URL = 'http://localhost:3000';
 
@@ -50,12 +50,7 @@ export function authCommands(ctx: Context): Command[] {
 
 /** Lists one job with the key; answers a note when the key is valid but may not read jobs. */
 async function verify(ctx: Context, url: string, token: string): Promise<string | null> {
-  const client = new BelfryClient({
-    baseUrl: url,
-    token,
-    userAgent: `belfry-cli/${ctx.version}`,
-    ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
-  });
+  const client = clientFor(ctx, { url, token });
   try {
     await client.listJobs({ limit: 1 });
     return null;

@@ -2,9 +2,16 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../context';
 import { formatRelative, parseAt } from '../durations';
-import { ApiError } from '../errors';
+import {
+  JOB_STATUSES,
+  type JobCreate,
+  type JobStatus,
+  MISFIRE_POLICIES,
+  OVERLAP_POLICIES,
+  PRIORITIES,
+} from '@belfry/client';
+import { withHints } from '../errors';
 import { buildJobBody, JOB_FIELD_HINTS, type JobCreateFlags, parseHeader, parseJson } from '../job-input';
-import { JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES } from '../types';
 import { describeSchedule, jobDetail, jobsTable, runsTable } from '../views';
 import {
   addPageOptions,
@@ -39,7 +46,7 @@ export function jobsCommand(ctx: Context): Command {
       .option('--name <prefix>', 'only jobs whose name starts with this'),
   )
     .addOption(jsonOption())
-    .action(async (flags: PageFlags & { status?: string; name?: string; json?: boolean }) => {
+    .action(async (flags: PageFlags & { status?: JobStatus; name?: string; json?: boolean }) => {
       const client = clientFor(ctx);
       const page = await collect(flags, (q) => client.listJobs({ ...q, status: flags.status, name: flags.name }));
       emit(ctx, flags.json, page, () => jobsTable(page.data, ctx.now()));
@@ -110,10 +117,10 @@ export function jobsCommand(ctx: Context): Command {
           : parseJson(await readInput(ctx, flags.payloadFile, '--payload-file'), `--payload-file ${flags.payloadFile}`);
       const body = buildJobBody(file, { ...flags, payload });
       const client = clientFor(ctx);
-      const job = await client.createJob(body, { idempotencyKey: flags.idempotencyKey }).catch((err: unknown) => {
-        if (err instanceof ApiError) err.hints = JOB_FIELD_HINTS;
-        throw err;
-      });
+      // The draft goes out as the user gave it: the server's validation names what is missing.
+      const job = await client
+        .createJob(body as JobCreate, { idempotencyKey: flags.idempotencyKey })
+        .catch(withHints(JOB_FIELD_HINTS));
       emit(ctx, flags.json, job, () => `Created ${job.id} (${job.name}).\n\n${jobDetail(job, ctx.now())}`);
     });
 
@@ -148,10 +155,9 @@ export function jobsCommand(ctx: Context): Command {
         ctx.io.err('Not deleted.\n');
         return;
       }
-      const answer = await clientFor(ctx).deleteJob(id);
-      // The contract leaves the body of a delete open: print whatever the server sent.
-      if (flags.json) ctx.io.out(answer === null ? '' : `${JSON.stringify(answer, null, 2)}\n`);
-      else ctx.io.out(`Deleted ${id}.\n`);
+      await clientFor(ctx).deleteJob(id);
+      // A delete answers 204: with --json there is nothing to print.
+      if (!flags.json) ctx.io.out(`Deleted ${id}.\n`);
     });
 
   jobs

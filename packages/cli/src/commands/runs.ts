@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
-import { RUN_STATUSES, type DeadLetterReplayBody } from '../types';
+import { type DeadLetterReplay, RUN_STATUSES, type RunStatus } from '@belfry/client';
 import { deadLetterTable, runDetail, runsTable } from '../views';
 import {
   addPageOptions,
@@ -28,7 +28,7 @@ export function runsCommand(ctx: Context): Command {
       .option('--status <status>', `only runs with this status (${RUN_STATUSES.join(', ')})`, choiceArg(RUN_STATUSES)),
   )
     .addOption(jsonOption())
-    .action(async (flags: PageFlags & { job: string; status?: string; json?: boolean }) => {
+    .action(async (flags: PageFlags & { job: string; status?: RunStatus; json?: boolean }) => {
       const client = clientFor(ctx);
       const page = await collect(flags, (q) => client.listRuns(flags.job, { ...q, status: flags.status }));
       emit(ctx, flags.json, page, () => runsTable(page.data, ctx.now()));
@@ -102,7 +102,7 @@ export function dlqCommand(ctx: Context): Command {
       if (!flags.run?.length && !flags.all) throw new UsageError('dlq replay needs --run <runId>... or --all');
       if (flags.job && !flags.all) throw new UsageError('--job applies only with --all');
       const dryRun = flags.dryRun ? { dryRun: true } : {};
-      const body: DeadLetterReplayBody = flags.all
+      const body: DeadLetterReplay = flags.all
         ? { all: true, ...(flags.job ? { jobId: flags.job } : {}), ...dryRun }
         : { runIds: flags.run ?? [], ...dryRun };
       const result = await clientFor(ctx).replayDeadLetter(body);

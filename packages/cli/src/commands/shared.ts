@@ -3,18 +3,20 @@
 // and reading files or stdin.
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { BelfryClient } from '../client';
+import { BelfryClient, type Page } from '@belfry/client';
 import { resolveCredentials } from '../config';
 import type { Context } from '../context';
 import { parseDuration } from '../durations';
 import { CliError } from '../errors';
 import { json } from '../format';
-import type { Page } from '../types';
 
 export const MAX_PAGE_SIZE = 500;
 
-export function clientFor(ctx: Context): BelfryClient {
-  const { url, token } = resolveCredentials(ctx.env);
+export function clientFor(
+  ctx: Context,
+  credentials: { url: string; token: string } = resolveCredentials(ctx.env),
+): BelfryClient {
+  const { url, token } = credentials;
   return new BelfryClient({
     baseUrl: url,
     token,

@@ -1,12 +1,11 @@
 // Schedules in words: cron via cronstrue (5 fields, or 6 with seconds first, as Belfry
 // reads them), intervals and one-off times by hand.
+import type { Schedule } from '@belfry/client';
 import cronstrue from 'cronstrue';
 import { formatLocal } from './time';
 
-export type Schedule =
-  | { type: 'once'; runAt: string }
-  | { type: 'cron'; expression: string; timezone: string }
-  | { type: 'interval'; everySeconds: number };
+/** A job's schedule as the API answers it (generated from its OpenAPI document). */
+export type { Schedule };
 
 export function cronInWords(expression: string): { ok: true; text: string } | { ok: false; text: string } {
   const trimmed = expression.trim();

@@ -3,10 +3,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { Button } from '@/components/button';
 import { Card } from '@/components/card';
 import { Empty, ErrorState } from '@/components/empty';
-import { Select } from '@/components/field';
+import { FilterSelect } from '@/components/form-fields';
+import { Pager, useCursorPages } from '@/components/pager';
 import { Loading } from '@/components/spinner';
 import { RUN_STATUS_LIST, type RunStatus, RunStatusBadge, runLabel } from '@/components/status';
 import { Table, TBody, Td, Th } from '@/components/table';
@@ -20,8 +20,8 @@ export function JobRuns({ jobId }: { jobId: string }) {
   const trpc = useTRPC();
   const now = useNow(5_000);
   const [status, setStatus] = useState<RunStatus | ''>('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const runs = useQuery({
     ...trpc.jobs.runs.queryOptions({
       jobId,
@@ -40,27 +40,24 @@ export function JobRuns({ jobId }: { jobId: string }) {
       title="Runs"
       description="Every occurrence, manual run and replay, newest first."
       actions={
-        <>
-          <label htmlFor="run-status" className="sr-only">
-            Filter runs by status
-          </label>
-          <Select
-            id="run-status"
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as RunStatus | '');
-              setCursors([]);
-            }}
-            className="w-40"
-          >
-            <option value="">All statuses</option>
-            {RUN_STATUS_LIST.map((s) => (
-              <option key={s} value={s}>
-                {runLabel(s)}
-              </option>
-            ))}
-          </Select>
-        </>
+        <FilterSelect
+          id="run-status"
+          label="Filter runs by status"
+          hideLabel
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value as RunStatus | '');
+            pages.reset();
+          }}
+          className="w-40"
+        >
+          <option value="">All statuses</option>
+          {RUN_STATUS_LIST.map((s) => (
+            <option key={s} value={s}>
+              {runLabel(s)}
+            </option>
+          ))}
+        </FilterSelect>
       }
     >
       {runs.isPending ? (
@@ -114,18 +111,7 @@ export function JobRuns({ jobId }: { jobId: string }) {
               })}
             </TBody>
           </Table>
-          <div className="flex justify-end gap-2 border-t border-slate-200 px-4 py-2.5">
-            <Button size="sm" disabled={!cursors.length} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Newer
-            </Button>
-            <Button
-              size="sm"
-              disabled={!runs.data.nextCursor}
-              onClick={() => runs.data.nextCursor && setCursors((c) => [...c, runs.data.nextCursor as string])}
-            >
-              Older
-            </Button>
-          </div>
+          <Pager pages={pages} nextCursor={runs.data.nextCursor} />
         </>
       )}
     </Card>

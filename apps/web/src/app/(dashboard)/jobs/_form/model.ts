@@ -1,11 +1,13 @@
 // The job form's state, and its conversion to and from the API's job shape.
+import type { MisfirePolicy, OverlapPolicy, Priority, Target } from '@belfry/client';
 import type { Schedule } from '../../../_lib/schedule';
 import { viewerZone } from '../../../_lib/time';
 
-export type ScheduleKind = 'once' | 'cron' | 'interval';
+export type ScheduleKind = Schedule['type'];
 export type IntervalUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 export const UNIT_SECONDS: Record<IntervalUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
-export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+/** The API's methods, POST first (the form's default). */
+export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const satisfies readonly Target['method'][];
 export type Method = (typeof METHODS)[number];
 
 export interface HeaderRow {
@@ -31,9 +33,9 @@ export interface FormState {
   initialDelaySeconds: string;
   maxDelaySeconds: string;
   timeoutSeconds: string;
-  priority: 'high' | 'normal' | 'low';
-  misfirePolicy: 'run_once' | 'catch_up' | 'skip';
-  overlapPolicy: 'allow' | 'skip';
+  priority: Priority;
+  misfirePolicy: MisfirePolicy;
+  overlapPolicy: OverlapPolicy;
 }
 
 export interface JobShape {

@@ -1,5 +1,6 @@
 'use client';
 // Radio groups with a one-line explanation per choice (priority, misfire and overlap policy).
+import type { MisfirePolicy, OverlapPolicy, Priority } from '@belfry/client';
 import type { ReactNode } from 'react';
 
 export interface Option<T extends string> {
@@ -8,7 +9,7 @@ export interface Option<T extends string> {
   help: ReactNode;
 }
 
-export const MISFIRE_OPTIONS: Option<'run_once' | 'catch_up' | 'skip'>[] = [
+export const MISFIRE_OPTIONS: Option<MisfirePolicy>[] = [
   {
     value: 'run_once',
     label: 'Run once',
@@ -18,12 +19,12 @@ export const MISFIRE_OPTIONS: Option<'run_once' | 'catch_up' | 'skip'>[] = [
   { value: 'skip', label: 'Skip', help: 'Record missed occurrences as skipped and wait for the next one.' },
 ];
 
-export const OVERLAP_OPTIONS: Option<'allow' | 'skip'>[] = [
+export const OVERLAP_OPTIONS: Option<OverlapPolicy>[] = [
   { value: 'allow', label: 'Allow', help: 'Start on time even while the previous run is still going.' },
   { value: 'skip', label: 'Skip', help: 'While a run is still going, record the next occurrence as skipped instead.' },
 ];
 
-export const PRIORITY_OPTIONS: Option<'high' | 'normal' | 'low'>[] = [
+export const PRIORITY_OPTIONS: Option<Priority>[] = [
   { value: 'high', label: 'High', help: 'Taken first when workers are busy.' },
   { value: 'normal', label: 'Normal', help: 'The default.' },
   { value: 'low', label: 'Low', help: 'Waits for high and normal work when workers are busy.' },

@@ -5,6 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { Field, Input, Select } from '@/components/field';
+import { TextField } from '@/components/form-fields';
 import { Spinner } from '@/components/spinner';
 import { Tabs } from '@/components/tabs';
 import { errorMessage, errorsAt, type FieldError, fieldErrors } from '../../../_lib/errors';
@@ -83,7 +84,7 @@ export function ScheduleEditor({
       {form.kind === 'cron' ? (
         <>
           <div className="grid gap-4 md:grid-cols-[1fr_16rem]">
-            <Field
+            <TextField
               label="Cron expression"
               hint={
                 <>
@@ -104,44 +105,26 @@ export function ScheduleEditor({
                 </>
               }
               errors={errorsAt(errors, 'schedule.expression')}
-            >
-              {({ id, describedBy, invalid }) => (
-                <Input
-                  id={id}
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid}
-                  className="font-mono"
-                  value={form.cron}
-                  onChange={(e) => set({ cron: e.target.value })}
-                  spellCheck={false}
-                  autoComplete="off"
-                />
-              )}
-            </Field>
-            <Field
+              className="font-mono"
+              value={form.cron}
+              onChange={(e) => set({ cron: e.target.value })}
+              spellCheck={false}
+              autoComplete="off"
+            />
+            <TextField
               label="Time zone"
               hint="The cron fields are wall-clock times here."
               errors={errorsAt(errors, 'schedule.timezone')}
-            >
-              {({ id, describedBy, invalid }) => (
-                <>
-                  <Input
-                    id={id}
-                    aria-describedby={describedBy}
-                    aria-invalid={invalid}
-                    list="belfry-time-zones"
-                    value={form.timezone}
-                    onChange={(e) => set({ timezone: e.target.value })}
-                    spellCheck={false}
-                  />
-                  <datalist id="belfry-time-zones">
-                    {zones.map((z) => (
-                      <option key={z} value={z} />
-                    ))}
-                  </datalist>
-                </>
-              )}
-            </Field>
+              list="belfry-time-zones"
+              value={form.timezone}
+              onChange={(e) => set({ timezone: e.target.value })}
+              spellCheck={false}
+            />
+            <datalist id="belfry-time-zones">
+              {zones.map((z) => (
+                <option key={z} value={z} />
+              ))}
+            </datalist>
           </div>
           {words?.ok ? (
             <p className="rounded-md bg-indigo-50 px-3 py-2 text-sm text-indigo-900" aria-live="polite">
@@ -192,24 +175,16 @@ export function ScheduleEditor({
       ) : null}
 
       {form.kind === 'once' ? (
-        <Field
+        <TextField
           label="Run at"
           hint={`In your time zone (${mine}). A time in the past runs as soon as the job is saved.`}
           errors={errorsAt(errors, 'schedule.runAt')}
-        >
-          {({ id, describedBy, invalid }) => (
-            <Input
-              id={id}
-              type="datetime-local"
-              step={1}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              value={form.runAtLocal}
-              onChange={(e) => set({ runAtLocal: e.target.value })}
-              className="max-w-xs"
-            />
-          )}
-        </Field>
+          type="datetime-local"
+          step={1}
+          value={form.runAtLocal}
+          onChange={(e) => set({ runAtLocal: e.target.value })}
+          className="max-w-xs"
+        />
       ) : null}
 
       {form.kind !== 'once' ? (

@@ -1,21 +1,21 @@
 'use client';
-// One run: when it was due and started, how it ended, and every attempt with its worker,
-// timings, HTTP status, error, the request headers sent (redacted by the engine) and the
-// start of the response. Cancel while unfinished; replay once finished.
+// One run: when it was due and started, how it ended, and every attempt (attempt-card.tsx).
+// Cancel while unfinished; replay once finished.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
-import { Card, DefinitionList, PageHeader } from '@/components/card';
+import { Card, PageHeader } from '@/components/card';
 import { ErrorState, Notice } from '@/components/empty';
 import { Loading } from '@/components/spinner';
 import { RUN_STATUS_HELP, type RunStatus, RunStatusBadge } from '@/components/status';
 import { useToast } from '@/components/toast';
 import { errorCode, errorMessage } from '../../../_lib/errors';
-import { durationBetween, formatLocal, formatMs, relative, useNow } from '../../../_lib/time';
+import { useNow } from '../../../_lib/time';
 import { useTRPC } from '../../../_lib/trpc';
 import { useCan } from '../../../_lib/workspace';
+import { AttemptCard } from './attempt-card';
+import { RunSummary } from './run-summary';
 
 const FINISHED: RunStatus[] = ['succeeded', 'dead', 'cancelled', 'skipped'];
 
@@ -122,91 +122,7 @@ export function RunDetail({ id }: { id: string }) {
         </div>
       ) : null}
 
-      <div className="grid gap-6 lg:grid-cols-2">
-        <Card title="Timing">
-          <DefinitionList
-            items={[
-              [
-                'Scheduled',
-                <span key="s" className="tabular-nums">
-                  {formatLocal(run.scheduledTime)}{' '}
-                  <span className="text-slate-500">({relative(run.scheduledTime, now)})</span>
-                </span>,
-              ],
-              [
-                'Started',
-                <span key="st" className="tabular-nums">
-                  {formatLocal(run.startedAt)}
-                </span>,
-              ],
-              ['Start lag', formatMs(durationBetween(run.scheduledTime, run.startedAt))],
-              [
-                'Finished',
-                <span key="f" className="tabular-nums">
-                  {formatLocal(run.finishedAt)}
-                </span>,
-              ],
-              ['Total time', formatMs(durationBetween(run.startedAt, run.finishedAt))],
-            ]}
-          />
-        </Card>
-        <Card title="Run">
-          <DefinitionList
-            items={[
-              [
-                'Trigger',
-                <span key="t" className="capitalize">
-                  {run.trigger}
-                </span>,
-              ],
-              ['Attempts', run.attempt],
-              ...(run.skipReason
-                ? ([
-                    [
-                      'Skipped because',
-                      run.skipReason === 'overlap'
-                        ? 'the previous run was still running (overlap policy: skip)'
-                        : 'it was missed while nothing could run it (misfire policy)',
-                    ],
-                  ] as Array<[string, string]>)
-                : []),
-              ...(run.replayOf
-                ? ([
-                    [
-                      'Replay of',
-                      <Link
-                        key="r"
-                        href={`/runs/${run.replayOf}`}
-                        className="font-mono text-xs text-indigo-600 hover:underline"
-                      >
-                        {run.replayOf}
-                      </Link>,
-                    ],
-                  ] as Array<[string, React.ReactNode]>)
-                : []),
-              [
-                'Replays',
-                replays.length ? (
-                  <ul key="rp" className="space-y-1">
-                    {replays.map((r) => (
-                      <li key={r.id} className="flex items-center gap-2">
-                        <Link href={`/runs/${r.id}`} className="font-mono text-xs text-indigo-600 hover:underline">
-                          {r.id}
-                        </Link>
-                        <RunStatusBadge status={r.status} />
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <span key="rp" className="text-slate-500">
-                    None
-                  </span>
-                ),
-              ],
-            ]}
-          />
-        </Card>
-      </div>
+      <RunSummary run={run} replays={replays} now={now} />
 
       <h2 className="mt-8 mb-3 text-sm font-semibold text-slate-900">Attempts</h2>
       {attempts.length === 0 ? (
@@ -219,96 +135,11 @@ export function RunDetail({ id }: { id: string }) {
         <ol className="space-y-4">
           {[...attempts].reverse().map((a) => (
             <li key={a.attempt}>
-              <Card
-                title={
-                  <span className="flex items-center gap-2">
-                    Attempt {a.attempt}
-                    <AttemptBadge status={a.status} />
-                    {a.httpStatus ? (
-                      <span className="font-mono text-xs text-slate-600">HTTP {a.httpStatus}</span>
-                    ) : null}
-                  </span>
-                }
-                actions={<span className="font-mono text-xs text-slate-500">{a.workerId ?? '—'}</span>}
-              >
-                <div className="grid gap-5 lg:grid-cols-2">
-                  <DefinitionList
-                    items={[
-                      [
-                        'Worker',
-                        <span key="w" className="font-mono text-xs break-all">
-                          {a.workerId ?? '—'}
-                        </span>,
-                      ],
-                      [
-                        'Started',
-                        <span key="s" className="tabular-nums">
-                          {formatLocal(a.startedAt)}
-                        </span>,
-                      ],
-                      [
-                        'Finished',
-                        <span key="f" className="tabular-nums">
-                          {formatLocal(a.finishedAt)}
-                        </span>,
-                      ],
-                      ...(a.lagMs !== null ? ([['Start lag', formatMs(a.lagMs)]] as Array<[string, string]>) : []),
-                      ['Duration', formatMs(a.durationMs)],
-                      ['HTTP status', a.httpStatus ?? '—'],
-                      ...(a.error
-                        ? ([
-                            [
-                              'Error',
-                              <span key="e" className="text-rose-700">
-                                {a.error}
-                              </span>,
-                            ],
-                          ] as Array<[string, React.ReactNode]>)
-                        : []),
-                    ]}
-                  />
-                  <div className="min-w-0 space-y-4">
-                    <div>
-                      <h3 className="mb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
-                        Request headers sent
-                      </h3>
-                      {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
-                        <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
-                          {Object.entries(a.requestHeaders)
-                            .sort(([x], [y]) => x.localeCompare(y))
-                            .map(([k, v]) => `${k}: ${v}`)
-                            .join('\n')}
-                        </pre>
-                      ) : (
-                        <p className="text-sm text-slate-500">Not recorded</p>
-                      )}
-                    </div>
-                    <div>
-                      <h3 className="mb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
-                        Response (first 4 KiB)
-                      </h3>
-                      {a.responseSnippet ? (
-                        <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
-                          {a.responseSnippet}
-                        </pre>
-                      ) : (
-                        <p className="text-sm text-slate-500">
-                          {a.status === 'running' ? 'Waiting for the response …' : 'Empty'}
-                        </p>
-                      )}
-                    </div>
-                  </div>
-                </div>
-              </Card>
+              <AttemptCard attempt={a} />
             </li>
           ))}
         </ol>
       )}
     </>
   );
-}
-
-function AttemptBadge({ status }: { status: 'running' | 'succeeded' | 'failed' | 'cancelled' }) {
-  if (status === 'failed') return <Badge tone="red">Failed</Badge>;
-  return <RunStatusBadge status={status} />;
 }

@@ -1,10 +1,10 @@
-// A real Belfry API for the CLI's end-to-end tests: the REST handler from @belfry/api on a
+// A real Belfry API for the CLI's and the client's end-to-end tests: the REST handler from @belfry/api on a
 // node:http server on 127.0.0.1, over a cloned test database with real Prisma and pg-boss.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { deriveEncryptionKey } from '@belfry/core';
 import { createPrisma, createQueueClient } from '@belfry/db';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { createTestDatabase, type TestDatabase } from './db';
 
 export const ENCRYPTION_KEY_MATERIAL = 'cli-e2e-encryption-key-material';
 

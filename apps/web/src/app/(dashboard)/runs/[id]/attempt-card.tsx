@@ -1,0 +1,102 @@
+'use client';
+// One delivery attempt of a run: worker, timings, HTTP status and error beside the request
+// headers that were sent (redacted by the engine) and the start of the response.
+import { Badge } from '@/components/badge';
+import { Card, DefinitionList } from '@/components/card';
+import { RunStatusBadge } from '@/components/status';
+import { formatLocal, formatMs } from '../../../_lib/time';
+import type { Outputs } from '../../../_lib/trpc';
+
+type Attempt = Outputs['runs']['get']['attempts'][number];
+
+function AttemptBadge({ status }: { status: Attempt['status'] }) {
+  if (status === 'failed') return <Badge tone="red">Failed</Badge>;
+  return <RunStatusBadge status={status} />;
+}
+
+function Excerpt({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <h3 className="mb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">{title}</h3>
+      {children}
+    </div>
+  );
+}
+
+export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
+  return (
+    <Card
+      title={
+        <span className="flex items-center gap-2">
+          Attempt {a.attempt}
+          <AttemptBadge status={a.status} />
+          {a.httpStatus ? <span className="font-mono text-xs text-slate-600">HTTP {a.httpStatus}</span> : null}
+        </span>
+      }
+      actions={<span className="font-mono text-xs text-slate-500">{a.workerId ?? '—'}</span>}
+    >
+      <div className="grid gap-5 lg:grid-cols-2">
+        <DefinitionList
+          items={[
+            [
+              'Worker',
+              <span key="w" className="font-mono text-xs break-all">
+                {a.workerId ?? '—'}
+              </span>,
+            ],
+            [
+              'Started',
+              <span key="s" className="tabular-nums">
+                {formatLocal(a.startedAt)}
+              </span>,
+            ],
+            [
+              'Finished',
+              <span key="f" className="tabular-nums">
+                {formatLocal(a.finishedAt)}
+              </span>,
+            ],
+            ...(a.lagMs !== null ? ([['Start lag', formatMs(a.lagMs)]] as Array<[string, string]>) : []),
+            ['Duration', formatMs(a.durationMs)],
+            ['HTTP status', a.httpStatus ?? '—'],
+            ...(a.error
+              ? ([
+                  [
+                    'Error',
+                    <span key="e" className="text-rose-700">
+                      {a.error}
+                    </span>,
+                  ],
+                ] as Array<[string, React.ReactNode]>)
+              : []),
+          ]}
+        />
+        <div className="min-w-0 space-y-4">
+          <Excerpt title="Request headers sent">
+            {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
+              <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
+                {Object.entries(a.requestHeaders)
+                  .sort(([x], [y]) => x.localeCompare(y))
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join('\n')}
+              </pre>
+            ) : (
+              <p className="text-sm text-slate-500">Not recorded</p>
+            )}
+          </Excerpt>
+          <Excerpt title="Response (first 4 KiB)">
+            {a.responseSnippet ? (
+              <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
+                {a.responseSnippet}
+              </pre>
+            ) : (
+              <p className="text-sm text-slate-500">
+                {a.status === 'running' ? 'Waiting for the response …' : 'Empty'}
+              </p>
+            )}
+          </Excerpt>
+        </div>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,104 @@
+// `npm run dev`: Belfry for working on Belfry. Like `npm start` it starts (or reuses) the
+// database (embedded unless DATABASE_URL is set), applies migrations and seeds a demo tenant
+// on the first run; then it regenerates the REST client's types and runs `next dev` (hot
+// reload of the dashboard and the API) and one engine node under `node --watch` (restarted
+// when a file it loads changes). Ctrl-C stops all of it, the embedded database last.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { seedDemoTenant, systemClock } from '@belfry/api';
+import { deriveEncryptionKey } from '@belfry/core';
+import {
+  createPool,
+  createPrisma,
+  createQueueClient,
+  findRepoRoot,
+  localSecret,
+  migrate,
+  readDbEnv,
+  resolveDatabase,
+} from '@belfry/db';
+import { z } from 'zod';
+import { supervise } from './lib/supervisor';
+
+const root = findRepoRoot();
+const env = z
+  .object({
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    BELFRY_ROLES: z.string().default('scheduler,worker'),
+    BELFRY_ENCRYPTION_KEY: z.string().optional(),
+    NEXTAUTH_SECRET: z.string().optional(),
+    NEXTAUTH_URL: z.string().optional(),
+  })
+  .parse(process.env);
+const say = (m: string) => process.stdout.write(`[belfry dev] ${m}\n`);
+
+async function seed(url: string, partitions: number, encryptionKey: string) {
+  const prisma = createPrisma(url, { max: 2 });
+  const pool = createPool(url, { max: 2 });
+  const queue = await createQueueClient(url, { max: 2 });
+  try {
+    const deps = {
+      prisma,
+      pool,
+      queue,
+      clock: systemClock,
+      log: console,
+      encryptionKey: deriveEncryptionKey(encryptionKey),
+      partitions,
+    };
+    return await seedDemoTenant(deps, randomBytes(9).toString('base64url'));
+  } finally {
+    await queue.stop({ graceful: false });
+    await prisma.$disconnect();
+    await pool.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const database = await resolveDatabase(readDbEnv(), say);
+  say(database.embedded ? `embedded PostgreSQL on 127.0.0.1:${database.embedded.port}` : 'using DATABASE_URL');
+  const { applied, partitions } = await migrate(database.url, { partitions: readDbEnv().BELFRY_PARTITIONS });
+  if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+  const encryptionKey = localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY);
+  const seeded = await seed(database.url, partitions, encryptionKey);
+
+  const supervisor = supervise({ say, onStopped: () => database.release() });
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    BELFRY_ENCRYPTION_KEY: encryptionKey,
+    NEXTAUTH_SECRET: localSecret('nextauth', env.NEXTAUTH_SECRET),
+    NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
+    PORT: String(env.PORT),
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  // Schemas may have changed since the last install: the client's types follow them.
+  spawnSync(process.execPath, ['--import', 'tsx', 'packages/client/scripts/generate.ts'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+
+  supervisor.start('web', join(root, 'node_modules/.bin/next'), ['dev', '-p', String(env.PORT)], {
+    cwd: join(root, 'apps/web'),
+    env: childEnv,
+  });
+  if (env.BELFRY_ROLES.trim() !== 'none') {
+    supervisor.start('engine', process.execPath, ['--watch', '--import', 'tsx', 'apps/engine/src/main.ts'], {
+      cwd: root,
+      env: { ...childEnv, BELFRY_ROLES: env.BELFRY_ROLES },
+    });
+  }
+  say(`dashboard and API: http://localhost:${env.PORT} (next dev); engine restarts when its sources change`);
+  if (seeded.created) {
+    say('first run: seeded a demo tenant');
+    say(`  login:    ${seeded.email}`);
+    say(`  password: ${seeded.password}`);
+    say(`  API key:  ${seeded.apiKey}`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`[belfry dev] failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
