@@ -2,7 +2,17 @@
 // tenants with a signing secret, jobs with their schedule entry, and a webhook sink on
 // loopback that records every delivery.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { generateSigningSecret, newId, nextFireTime, partitionOf, sealSecret, type ScheduleSpec } from '@belfry/core';
+import {
+  generateSigningSecret,
+  type MisfirePolicy,
+  newId,
+  nextFireTime,
+  type OverlapPolicy,
+  partitionOf,
+  type Priority,
+  sealSecret,
+  type ScheduleSpec,
+} from '@belfry/core';
 import type pg from 'pg';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7);
@@ -33,9 +43,9 @@ export interface JobOptions {
   payload?: unknown;
   retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
   timeoutSeconds?: number;
-  priority?: 'high' | 'normal' | 'low';
-  misfirePolicy?: 'run_once' | 'catch_up' | 'skip';
-  overlapPolicy?: 'allow' | 'skip';
+  priority?: Priority;
+  misfirePolicy?: MisfirePolicy;
+  overlapPolicy?: OverlapPolicy;
   /** override the first next_run_at (e.g. in the past, to simulate an outage) */
   nextRunAt?: Date;
   partitions: number;
@@ -171,12 +181,21 @@ export async function waitForRows<R extends object>(
   predicate: (rows: R[]) => boolean,
   timeoutMs = 30_000,
 ): Promise<R[]> {
+  return waitForValue(async () => (await pool.query<R>(sql, params)).rows, predicate, timeoutMs);
+}
+
+/** Reads `read()` every 50 ms until `predicate` holds; answers that value. */
+export async function waitForValue<T>(
+  read: () => Promise<T>,
+  predicate: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await pool.query<R>(sql, params);
-    if (predicate(rows)) return rows;
+    const value = await read();
+    if (predicate(value)) return value;
     if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last rows: ${JSON.stringify(rows).slice(0, 2000)}`);
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

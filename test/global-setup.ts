@@ -5,8 +5,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { migrate, readDbEnv, readMigrations, resolveDatabase, withDatabase } from '@belfry/db';
-import { installQueueSchema } from '../apps/engine/src/queue/schema';
+import { installQueueSchema, migrate, readDbEnv, readMigrations, resolveDatabase, withDatabase } from '@belfry/db';
 import './db';
 
 const TEST_PARTITIONS = 16;

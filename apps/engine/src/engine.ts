@@ -1,13 +1,13 @@
 // Composition root of an engine node: builds the loops its roles need and owns the order in
 // which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
 // worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
-import { deriveEncryptionKey } from '@belfry/core';
+import { deriveEncryptionKey, type WorkerLane } from '@belfry/core';
 import { createPool, createQueueClient, localSecret, migrate, queueDepth, resolveDatabase } from '@belfry/db';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
-import { createHandlerRegistry, defaultHandlers } from './handlers/registry';
+import { createHandlerRegistry, defaultHandlers } from '@belfry/handlers';
 import type { Log } from './logger';
 import { Reaper } from './maintenance/reaper';
 import { Retention } from './maintenance/retention';
@@ -41,7 +41,9 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
     onError: (err) => log.warn({ err }, 'queue error'),
   });
   const metrics = new Metrics();
-  metrics.setQueueDepthSource(() => queueDepth(pool));
+  metrics.setQueueDepthSource(async () =>
+    Object.fromEntries((await queueDepth(pool)).map((d) => [d.priority, d.total])),
+  );
   const served = env.metricsPort >= 0 ? await metrics.serve(env.metricsPort) : null;
   const clock = new DbClock(pool);
   await clock.start();
@@ -85,22 +87,25 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
   }
 
   if (env.roles.includes('worker')) {
-    const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets }));
+    // The lanes this node's workers serve: push (HTTP and, later, broker publishes). A container
+    // lane joins where a Docker Engine answers, with slots of its own (issue 13).
+    const lanes: WorkerLane[] = ['push'];
+    const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets, lanes }));
     const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
-    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000 }, log);
+    const wakeups = new Wakeups(pool, clock, { url: target.url, discoveryMs: 2_000, lanes }, log);
     const limits = new TenantLimits(pool, env.tenantConcurrency);
     await limits.refresh();
-    workers = new WorkerPool(
+    workers = new WorkerPool({
       pool,
       boss,
       handlers,
-      new SigningSecrets(pool, encryptionKey),
+      secrets: new SigningSecrets(pool, encryptionKey),
       limits,
       wakeups,
       clock,
-      {
+      config: {
         workerId: env.nodeId,
-        concurrency: env.workerConcurrency,
+        lanes: lanes.map((lane) => ({ lane, slots: () => env.workerConcurrency })),
         batchSize: 50,
         runLeaseMs: env.runLeaseMs,
         heartbeatMs: Math.max(500, Math.floor(env.runLeaseMs / 3)),
@@ -108,7 +113,7 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
       },
       log,
       metrics,
-    );
+    });
     const reaper = new Reaper(
       pool,
       boss,

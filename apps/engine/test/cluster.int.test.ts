@@ -142,7 +142,11 @@ describe('engine: a cluster of nodes', () => {
       await enqueueRuns(
         boss,
         pgExecutor(client),
-        ids.map((runId) => ({ runId, tenantId: tenant.id, priority: 'low' as const, scheduledTime: later })),
+        ids.map((runId) => ({
+          runId,
+          route: { lane: 'push' as const, tenantId: tenant.id, priority: 'low' as const },
+          scheduledTime: later,
+        })),
       );
       await client.query('COMMIT');
     } finally {

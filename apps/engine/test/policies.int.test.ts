@@ -1,6 +1,7 @@
 // Schedule policies end to end on a real engine node: occurrences missed during an outage
 // (misfire skip), occurrences that would overlap a still-running one (overlap skip), and a
 // paused job whose already-queued runs were cancelled.
+import { queuedMessages } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { type EngineNode, startEngineNode } from '../../../test/engine-nodes';
@@ -11,6 +12,7 @@ import {
   startSink,
   TEST_ENCRYPTION_KEY_MATERIAL,
   waitForRows,
+  waitForValue,
 } from '../../../test/fixtures';
 import { dbNow, trackOpenRequests } from './support';
 
@@ -80,10 +82,8 @@ describe('engine: misfire, overlap and pause', () => {
   };
   /** Waits until a worker has taken (and dropped or run) the queue messages of these runs. */
   const messagesSettled = (runIds: string[]) =>
-    waitForRows(
-      db.pool,
-      `SELECT data->>'runId' AS id FROM pgboss.job WHERE data->>'runId' = ANY($1) AND state < 'active'`,
-      [runIds],
+    waitForValue(
+      () => queuedMessages(db.pool, { runIds, waitingOnly: true }),
       (rows) => rows.length === 0,
     );
 
@@ -182,10 +182,15 @@ describe('engine: misfire, overlap and pause', () => {
       partitions: db.partitions,
     });
     // The look-ahead materializes and queues it early; cancel it while it waits.
-    const [queued] = await waitForRows<{ id: string }>(
-      db.pool,
-      `SELECT r.id FROM runs r JOIN pgboss.job j ON j.data->>'runId' = r.id WHERE r.job_id = $1 AND r.status = 'pending'`,
-      [job.id],
+    const [queued] = await waitForValue(
+      async () => {
+        const messages = await queuedMessages(db.pool, { jobId: job.id });
+        const { rows } = await db.pool.query<{ id: string }>(
+          `SELECT id FROM runs WHERE job_id = $1 AND status = 'pending'`,
+          [job.id],
+        );
+        return rows.filter((r) => messages.some((m) => m.runId === r.id));
+      },
       (r) => r.length === 1,
     );
     expect(await pause(job.id)).toEqual([queued?.id]);

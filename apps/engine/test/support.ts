@@ -1,10 +1,24 @@
 // Helpers shared by the engine's integration tests: bulk job insertion (thousands of jobs in
 // one statement), a lease keeper stand-in whose partitions the test controls, and readers
-// for what the scheduler wrote to pg-boss.
-import { newId, partitionOf } from '@belfry/core';
+// for what the scheduler queued.
+import { newId, type OverlapPolicy, partitionOf, type QueueRoute } from '@belfry/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
+import {
+  type ClaimedRun,
+  createQueueClient,
+  enqueueRuns,
+  type InsertedRun,
+  insertScheduledRuns,
+  pgExecutor,
+  type QueueClient,
+  type QueuedMessage,
+  queuedMessages,
+  withTransaction,
+} from '@belfry/db';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
+import type { Execution } from '../src/worker/execute';
 
 export interface BulkJobs {
   tenantId: string;
@@ -15,7 +29,7 @@ export interface BulkJobs {
   schedule: { type: 'once' } | { type: 'interval'; everySeconds: number; anchor: Date };
   timeoutSeconds?: number;
   retry?: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
-  overlapPolicy?: 'allow' | 'skip';
+  overlapPolicy?: OverlapPolicy;
 }
 
 /** Inserts jobs and their schedule entries in one statement; answers the job ids in order. */
@@ -95,24 +109,9 @@ export async function dbNow(pool: pg.Pool): Promise<Date> {
   return rows[0]!.now;
 }
 
-export interface QueueMessage {
-  name: string;
-  runId: string;
-  scheduledTime: string;
-  startAfter: Date;
-}
-
-/** The run messages on pg-boss's tenant queues (optionally for the runs of one job). */
-export async function queueMessages(pool: pg.Pool, jobId?: string): Promise<QueueMessage[]> {
-  const { rows } = await pool.query<QueueMessage>(
-    `SELECT j.name, j.data->>'runId' AS "runId", j.data->>'scheduledTime' AS "scheduledTime", j.start_after AS "startAfter"
-     FROM pgboss.job j
-     WHERE j.name LIKE 't.%'
-       AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.id = j.data->>'runId' AND r.job_id = $1))
-     ORDER BY j.start_after`,
-    [jobId ?? null],
-  );
-  return rows;
+/** The run messages on the run queues (optionally for the runs of one job). */
+export function queueMessages(pool: pg.Pool, jobId?: string): Promise<QueuedMessage[]> {
+  return queuedMessages(pool, jobId === undefined ? {} : { jobId });
 }
 
 /**
@@ -131,4 +130,71 @@ export function trackOpenRequests(server: Server, keyOf: (req: IncomingMessage) 
     res.on('close', () => open.set(key, (open.get(key) ?? 1) - 1));
   });
   return { open, max };
+}
+
+export interface QueuedRuns {
+  tenantId: string;
+  jobId: string;
+  /** one run per scheduled time */
+  times: Date[];
+  /** default: the tenant's push queue, normal priority */
+  route?: QueueRoute;
+  /** the job's overlap policy is skip (scheduled runs are then checked on claim) */
+  overlapSkip?: boolean;
+}
+
+/** Pending scheduled runs and their queue messages, written as the scheduler writes them. */
+export async function queueRuns(pool: pg.Pool, boss: QueueClient, o: QueuedRuns): Promise<InsertedRun[]> {
+  const route = o.route ?? { lane: 'push', tenantId: o.tenantId, priority: 'normal' };
+  return withTransaction(pool, async (client) => {
+    const runs = await insertScheduledRuns(
+      client,
+      o.times.map((scheduledTime) => ({
+        id: newId('run', scheduledTime),
+        tenantId: o.tenantId,
+        jobId: o.jobId,
+        scheduledTime,
+        status: 'pending' as const,
+        skipReason: null,
+        priority: route.lane === 'pull' ? 'normal' : route.priority,
+      })),
+    );
+    await enqueueRuns(
+      boss,
+      pgExecutor(client),
+      runs.map((r) => ({ runId: r.id, route, scheduledTime: r.scheduled_time, overlapSkip: o.overlapSkip })),
+    );
+    return runs;
+  });
+}
+
+/** An attempt in flight as the worker pool holds it, for testing the pool's parts on their own. */
+export function executionOf(run: ClaimedRun, extra: Partial<Execution> = {}): Execution {
+  return {
+    run,
+    lane: 'push',
+    abort: new AbortController(),
+    reason: null,
+    finished: false,
+    done: Promise.resolve(),
+    ...extra,
+  };
+}
+
+export interface QueueTestDatabase extends TestDatabase {
+  boss: QueueClient;
+}
+
+/** A test database with a pg-boss client on it; destroy() closes both. */
+export async function createQueueTestDatabase(max = 2): Promise<QueueTestDatabase> {
+  const db = await createTestDatabase();
+  const boss = await createQueueClient(db.url, { max });
+  return {
+    ...db,
+    boss,
+    async destroy() {
+      await boss.stop({ graceful: false, close: true });
+      await db.destroy();
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // run history, one run with its attempts, cancel and replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idTime } from '@belfry/core';
-import { CANCEL_CHANNEL } from '@belfry/db';
+import { CANCEL_CHANNEL, queuedMessages } from '@belfry/db';
 import pg from 'pg';
 import { Run, RunPage } from '../src/index';
 import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
@@ -21,11 +21,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function queued(runId: string) {
-  const { rows } = await h.db.pool.query<{ name: string; data: { runId: string; scheduledTime: string } }>(
-    `SELECT name, data FROM pgboss.job WHERE data->>'runId' = $1`,
-    [runId],
-  );
-  return rows;
+  const messages = await queuedMessages(h.db.pool, { runIds: [runId] });
+  return messages.map((m) => ({ name: m.name, data: { runId: m.runId, scheduledTime: m.scheduledTime } }));
 }
 
 async function newJob(overrides: Record<string, unknown> = {}): Promise<string> {
@@ -77,7 +74,7 @@ describe('POST /api/v1/jobs/{id}/trigger', () => {
     await expect(
       withTransaction(h.db.pool, async (c) => {
         const [run] = await insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [
-          { jobId, priority: 'normal', replayOf: null },
+          { jobId, priority: 'normal', target: { type: 'http' }, replayOf: null },
         ]);
         rolledBack = run?.id;
         expect(await queued(rolledBack as string)).toHaveLength(0); // not visible outside the transaction yet
@@ -89,7 +86,9 @@ describe('POST /api/v1/jobs/{id}/trigger', () => {
     expect(await queued(rolledBack as string)).toHaveLength(0);
 
     const committed = await withTransaction(h.db.pool, (c) =>
-      insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [{ jobId, priority: 'low', replayOf: null }]),
+      insertAndEnqueueRuns(c, h.queue, t.tenantId, now, [
+        { jobId, priority: 'low', target: { type: 'http' }, replayOf: null },
+      ]),
     );
     const id = committed[0]?.id as string;
     expect((await h.db.pool.query('SELECT 1 FROM runs WHERE id = $1', [id])).rowCount).toBe(1);

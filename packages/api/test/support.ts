@@ -1,7 +1,7 @@
 // Test harness for the API: a cloned database, real pg-boss and Prisma clients, the REST
 // handler, and helpers to make tenants, keys and requests. No mocks: requests go through
 // the real router into real PostgreSQL.
-import { createPrisma, createQueueClient, type PrismaClient, type QueueClient } from '@belfry/db';
+import { createPrisma, createQueueClient, type PrismaClient, type QueueClient, queuedMessages } from '@belfry/db';
 import { deriveEncryptionKey } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import {
@@ -168,13 +168,12 @@ export interface Counts {
 }
 
 export async function counts(h: Harness): Promise<Counts> {
-  const { rows } = await h.db.pool.query<Counts>(
+  const { rows } = await h.db.pool.query<Omit<Counts, 'queued'>>(
     `SELECT (SELECT count(*)::int FROM jobs) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
             (SELECT count(*)::int FROM schedule_entries) AS entries,
-            (SELECT count(*)::int FROM idempotency_keys) AS idempotency_keys,
-            (SELECT count(*)::int FROM pgboss.job) AS queued`,
+            (SELECT count(*)::int FROM idempotency_keys) AS idempotency_keys`,
   );
-  return rows[0] as Counts;
+  return { ...(rows[0] as Omit<Counts, 'queued'>), queued: (await queuedMessages(h.db.pool)).length };
 }
 
 let lastDefaultTime = 0;

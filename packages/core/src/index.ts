@@ -1,9 +1,12 @@
-// Pure domain code: schedule maths, retry backoff, webhook signing, target address
+// Pure domain code: the vocabulary, schedule maths, retry backoff, webhook signing, target address
 // classification, identifiers and partition hashing. No I/O, no frameworks.
 export * from './schedule/index';
 export * from './retry';
+export * from './retry-decision';
 export * from './signing';
 export * from './ssrf';
 export * from './ids';
 export * from './partition';
+export * from './vocabulary';
+export * from './text';
 export * from './secret-box';

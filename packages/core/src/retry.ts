@@ -8,7 +8,12 @@ export interface RetryPolicy {
   maxDelaySeconds: number;
 }
 
-export type FailureKind = 'timeout' | 'connection' | 'http' | 'refused' | 'invalid';
+/**
+ * Why an attempt failed: it timed out, the connection failed, the target answered an HTTP
+ * error, the target was refused (private address), the request was invalid, or the lease of
+ * whoever ran it expired (a worker that died or stopped heartbeating — its outcome is unknown).
+ */
+export type FailureKind = 'timeout' | 'connection' | 'http' | 'refused' | 'invalid' | 'lease';
 
 function assertPolicy(policy: RetryPolicy): void {
   const { initialDelaySeconds: initial, maxDelaySeconds: max } = policy;
@@ -120,7 +125,8 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
 }
 
 /**
- * Timeouts, connection errors, 408, 429 and 5xx are transient and worth retrying.
+ * Timeouts, connection errors, 408, 429 and 5xx are transient and worth retrying, and so is
+ * an attempt whose lease expired (the worker died; the target may be fine).
  * Everything else is a verdict that won't change by asking again: other 4xx, 3xx
  * (redirects are deliberately not followed, so retrying would redirect again), targets
  * refused by the SSRF guard, and invalid requests. An 'http' failure without a status
@@ -130,6 +136,7 @@ export function isRetryable(kind: FailureKind, httpStatus?: number | null): bool
   switch (kind) {
     case 'timeout':
     case 'connection':
+    case 'lease':
       return true;
     case 'http':
       if (httpStatus == null || !Number.isInteger(httpStatus)) return false;

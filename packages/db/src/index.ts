@@ -18,4 +18,5 @@ export * from './sql/advance-schedule';
 export * from './sql/claim-runs';
 export * from './sql/complete-runs';
 export * from './sql/extend-run-leases';
-export * from './sql/reap-expired-runs';
+export * from './sql/select-expired-runs';
+export * from './sql/fail-expired-runs';

@@ -1,7 +1,19 @@
-// Returns runs whose worker died (lease expired) to the queue as a new attempt, or to the
-// dead letter when their attempts are used up. Runs on every worker node; row locks with
-// SKIP LOCKED keep two reapers from taking the same run.
-import { enqueueRuns, pgExecutor, reapExpiredRuns, withTransaction, type QueueClient } from '@belfry/db';
+// Takes back runs whose worker died (lease expired). A lease that expired is a failed attempt:
+// the lost attempt is closed as failed and the run is retried with backoff, or goes dead when
+// its attempts are used up (decideRetry, the same decision as for a failed delivery), so a
+// target that kills its worker every time ends in the dead letter. Runs on every worker node;
+// row locks with SKIP LOCKED keep two reapers from taking the same run.
+import { decideRetry } from '@belfry/core';
+import {
+  enqueueRuns,
+  type ExpiredRunVerdict,
+  failExpiredRuns,
+  pgExecutor,
+  type QueueClient,
+  selectExpiredRuns,
+  withTransaction,
+} from '@belfry/db';
+import { routeOf } from '@belfry/handlers';
 import type pg from 'pg';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
@@ -9,6 +21,8 @@ import type { Metrics } from '../metrics';
 export interface ReaperConfig {
   intervalMs: number;
   batchSize: number;
+  /** the jitter source of the backoff; tests pin it */
+  random?: () => number;
 }
 
 export class Reaper {
@@ -44,33 +58,58 @@ export class Reaper {
   }
 
   async reapOnce(): Promise<number> {
-    const { reaped, retried } = await withTransaction(
+    const random = this.config.random ?? Math.random;
+    const { reaped, retried, workers } = await withTransaction(
       this.pool,
       async (client) => {
-        const reaped = await reapExpiredRuns(client, this.config.batchSize);
-        const retry = reaped.filter((r) => r.status === 'failed');
+        const expired = await selectExpiredRuns(client, this.config.batchSize);
+        const verdicts: ExpiredRunVerdict[] = expired.map((run) => {
+          const decision = decideRetry(
+            {
+              maxAttempts: run.retry_max_attempts,
+              initialDelaySeconds: run.retry_initial_delay_seconds,
+              maxDelaySeconds: run.retry_max_delay_seconds,
+            },
+            run.attempt,
+            { failure: 'lease' },
+            run.db_now,
+            random,
+          );
+          const retryAt = 'retryAt' in decision ? decision.retryAt : null;
+          return {
+            id: run.id,
+            scheduledTime: run.scheduled_time,
+            attempt: run.attempt,
+            status: retryAt ? 'failed' : 'dead',
+            nextAttemptAt: retryAt,
+            error: `lease expired: worker ${run.worker_id ?? '?'} stopped heartbeating`,
+          };
+        });
+        const moved = new Set(await failExpiredRuns(client, verdicts));
+        const retry = verdicts.filter((v) => v.nextAttemptAt && moved.has(v.id));
+        const byId = new Map(expired.map((r) => [r.id, r]));
         await enqueueRuns(
           this.boss,
           pgExecutor(client),
-          retry.map((r) => ({
-            runId: r.id,
-            tenantId: r.tenant_id,
-            priority: r.priority,
-            scheduledTime: r.scheduled_time,
-            startAfter: new Date(),
-          })),
+          retry.map((v) => {
+            const run = byId.get(v.id)!;
+            return {
+              runId: run.id,
+              route: routeOf({ type: run.target_type, queue: run.target_queue }, run.tenant_id, run.priority),
+              scheduledTime: run.scheduled_time,
+              startAfter: v.nextAttemptAt as Date,
+            };
+          }),
         );
-        return { reaped, retried: retry.length };
+        const workers = [...new Set(expired.filter((r) => moved.has(r.id)).map((r) => r.worker_id))];
+        return { reaped: moved.size, retried: retry.length, workers };
       },
       { maxTries: 1 },
     );
-    if (reaped.length) {
-      this.log.warn(
-        { reaped: reaped.length, retried, workers: [...new Set(reaped.map((r) => r.worker_id))] },
-        'reaped runs whose lease expired',
-      );
-      this.metrics?.runsFinished.inc({ outcome: 'reaped' }, reaped.length);
+    if (reaped) {
+      this.log.warn({ reaped, retried, workers }, 'reaped runs whose lease expired');
+      this.metrics?.runsFinished.inc({ outcome: 'reaped' }, reaped);
     }
-    return reaped.length;
+    return reaped;
   }
 }

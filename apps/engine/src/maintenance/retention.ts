@@ -2,6 +2,7 @@
 // partitions older than the longest tenant retention, deletes (in small batches) the rows of
 // tenants with a shorter retention, and clears expired idempotency keys and long-gone nodes.
 // One node at a time does it (advisory lock).
+import { FINISHED_RUN_STATUSES } from '@belfry/core';
 import type pg from 'pg';
 import type { Log } from '../logger';
 
@@ -88,13 +89,13 @@ export class Retention {
       const { rowCount } = await client.query(
         `WITH doomed AS (
            SELECT id, scheduled_time FROM runs
-           WHERE tenant_id = $1 AND scheduled_time < now() - make_interval(days => $2) AND status IN ('succeeded', 'dead', 'cancelled', 'skipped')
+           WHERE tenant_id = $1 AND scheduled_time < now() - make_interval(days => $2) AND status = ANY($4::text[])
            LIMIT $3
          ), gone AS (
            DELETE FROM run_attempts a USING doomed d WHERE a.run_id = d.id AND a.scheduled_time = d.scheduled_time
          )
          DELETE FROM runs r USING doomed d WHERE r.id = d.id AND r.scheduled_time = d.scheduled_time`,
-        [tenantId, days, this.config.deleteBatch],
+        [tenantId, days, this.config.deleteBatch, FINISHED_RUN_STATUSES],
       );
       total += rowCount ?? 0;
       if (!rowCount || rowCount < this.config.deleteBatch) return total;

@@ -1,9 +1,9 @@
 // Misfire planning (plan.ts): what one scan makes of a due schedule entry under each policy,
 // what repeated scans make of a long outage, and that cost and output stay bounded however
 // long the outage was.
-import { fireTimesBetween, nextFireTime, type ScheduleSpec } from '@belfry/core';
+import { fireTimesBetween, type MisfirePolicy, nextFireTime, type ScheduleSpec } from '@belfry/core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PLAN_OPTIONS, type MisfirePolicy, type Plan, type PlanOptions, planEntry } from './plan';
+import { DEFAULT_PLAN_OPTIONS, type Plan, type PlanOptions, planEntry } from './plan';
 
 const at = (iso: string) => new Date(iso);
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;

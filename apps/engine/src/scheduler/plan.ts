@@ -8,11 +8,10 @@ import {
   countFireTimesBetween,
   fireTimesBetween,
   latestFireTimeAtOrBefore,
+  type MisfirePolicy,
   nextFireTime,
   type ScheduleSpec,
 } from '@belfry/core';
-
-export type MisfirePolicy = 'run_once' | 'catch_up' | 'skip';
 
 export interface PlanOptions {
   misfireGraceMs: number;

@@ -11,10 +11,12 @@ import {
   pgExecutor,
   selectDueEntries,
   specOf,
+  type DueEntry,
   type NewScheduledRun,
   type QueueClient,
   withTransaction,
 } from '@belfry/db';
+import { routeOf } from '@belfry/handlers';
 import type pg from 'pg';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
 import type { Log } from '../logger';
@@ -183,18 +185,18 @@ export class Scheduler {
           else exhausted.push(entry.job_id);
         }
 
-        const overlapSkip = new Set(due.filter((d) => d.overlap_policy === 'skip').map((d) => d.job_id));
+        const entries = new Map(due.map((d) => [d.job_id, d]));
         const inserted = await insertScheduledRuns(client, runs);
         const toQueue = inserted.filter((r) => r.status === 'pending');
         await enqueueRuns(
           this.queue,
           pgExecutor(client),
           toQueue.map((r) => {
-            const exclusive = overlapSkip.has(r.job_id);
+            const entry = entries.get(r.job_id) as DueEntry;
+            const exclusive = entry.overlap_policy === 'skip';
             return {
               runId: r.id,
-              tenantId: r.tenant_id,
-              priority: r.priority,
+              route: routeOf({ type: entry.target_type, queue: entry.target_queue }, r.tenant_id, r.priority),
               scheduledTime: r.scheduled_time,
               // Claimable a little early, so a worker has the run in hand when it is due (it
               // waits for the scheduled time before calling the target). Not for overlap-skip

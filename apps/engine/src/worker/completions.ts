@@ -1,6 +1,8 @@
 // Batches attempt outcomes into one fenced transaction every few milliseconds: the run and
 // attempt rows are updated only where this worker still holds the lease, and retries are
-// enqueued in the same transaction. Each caller learns whether its outcome was recorded.
+// enqueued in the same transaction (to the queue the caller routed them to). Each caller learns
+// whether its outcome was recorded.
+import type { QueueRoute } from '@belfry/core';
 import {
   completeAttempts,
   enqueueRuns,
@@ -15,6 +17,8 @@ import type { Log } from '../logger';
 
 interface Pending {
   outcome: AttemptOutcome;
+  /** where a retry (or a released run) is queued */
+  route: QueueRoute;
   resolve: (recorded: boolean) => void;
   reject: (err: unknown) => void;
 }
@@ -34,9 +38,9 @@ export class CompletionBatcher {
   ) {}
 
   /** Resolves true when recorded, false when fenced out (lease lost, run cancelled). */
-  submit(outcome: AttemptOutcome): Promise<boolean> {
+  submit(outcome: AttemptOutcome, route: QueueRoute): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ outcome, resolve, reject });
+      this.queue.push({ outcome, route, resolve, reject });
       if (this.queue.length >= this.maxBatch) this.kick(0);
       else this.kick(this.flushMs);
     });
@@ -62,7 +66,7 @@ export class CompletionBatcher {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        const recorded = await this.write(batch.map((p) => p.outcome));
+        const recorded = await this.write(batch);
         for (const p of batch) p.resolve(recorded.has(p.outcome.runId));
       } catch (err) {
         this.log.error({ err, size: batch.length }, 'recording outcomes failed');
@@ -71,26 +75,28 @@ export class CompletionBatcher {
     }
   }
 
-  private async write(outcomes: AttemptOutcome[]): Promise<Set<string>> {
+  private async write(batch: Pending[]): Promise<Set<string>> {
     // Rows are locked in one order (by id) in every batch, so two batches cannot deadlock.
-    outcomes = [...outcomes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    const outcomes = batch.map((p) => p.outcome).sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    const byId = new Map(batch.map((p) => [p.outcome.runId, p]));
     // Deadlocks and serialization failures are transient: the whole batch is run again.
     return withTransaction(
       this.pool,
       async (client) => {
         const done: CompletedRun[] = await completeAttempts(client, this.workerId, outcomes);
-        const byId = new Map(outcomes.map((o) => [o.runId, o]));
         const again = done.filter((r) => r.status === 'failed' || r.status === 'pending');
         await enqueueRuns(
           this.boss,
           pgExecutor(client),
-          again.map((r) => ({
-            runId: r.id,
-            tenantId: r.tenant_id,
-            priority: r.priority,
-            scheduledTime: r.scheduled_time,
-            startAfter: byId.get(r.id)?.nextAttemptAt ?? new Date(),
-          })),
+          again.map((r) => {
+            const pending = byId.get(r.id) as Pending;
+            return {
+              runId: r.id,
+              route: pending.route,
+              scheduledTime: r.scheduled_time,
+              startAfter: pending.outcome.nextAttemptAt ?? new Date(),
+            };
+          }),
         );
         const recorded = new Set(done.map((r) => r.id));
         const stale = outcomes.filter((o) => !recorded.has(o.runId));

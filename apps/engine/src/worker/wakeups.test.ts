@@ -16,7 +16,7 @@ describe('Wakeups', () => {
     wakeups = new Wakeups(
       {} as pg.Pool,
       clock,
-      { url: 'postgres://unused', discoveryMs: 2_000 },
+      { url: 'postgres://unused', discoveryMs: 2_000, lanes: ['push'] },
       createLogger('silent', {}),
     );
     ready = [];

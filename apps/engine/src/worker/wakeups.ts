@@ -6,13 +6,16 @@
 // itself put back after expiry).
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
-import { CANCEL_CHANNEL, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
+import { CANCEL_CHANNEL, discoverQueues, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
+import type { WorkerLane } from '@belfry/core';
 import type { Log } from '../logger';
 import type { DbClock } from '../db-clock';
 
 export interface WakeupsConfig {
   url: string;
   discoveryMs: number;
+  /** the lanes whose queues discovery looks at (the lanes this node's workers serve) */
+  lanes: readonly WorkerLane[];
 }
 
 /** Timers fire this long after a due time (see arm()). */
@@ -125,38 +128,12 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
     }, this.reconnectDelay);
   }
 
-  /**
-   * Finds queues with runnable or soon-runnable messages: a loose index scan over pg-boss's
-   * fetch index for the queue names, then per queue and state ('created', 'retry' are the
-   * states below 'active') the first start_after from its (name, state, blocked, start_after)
-   * index — a min() over `state < 'active'` would read every queued message of the queue.
-   */
+  /** Hints every queue that has waiting messages, at its earliest and its next future time. */
   async discover(): Promise<void> {
     try {
-      const { rows } = await this.pool.query<{ name: string; at: Date; next: Date | null }>(
-        `WITH RECURSIVE q AS (
-           (SELECT name FROM pgboss.job WHERE state < 'active' AND NOT blocked AND name LIKE 't.%' ORDER BY name LIMIT 1)
-           UNION ALL
-           SELECT (SELECT j.name FROM pgboss.job j WHERE j.state < 'active' AND NOT j.blocked AND j.name > q.name
-                   ORDER BY j.name LIMIT 1)
-           FROM q WHERE q.name IS NOT NULL
-         )
-         SELECT q.name,
-                LEAST(
-                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'created' AND NOT j.blocked
-                   ORDER BY j.start_after LIMIT 1),
-                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'retry' AND NOT j.blocked
-                   ORDER BY j.start_after LIMIT 1)) AS at,
-                LEAST(
-                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'created' AND NOT j.blocked
-                     AND j.start_after > now() ORDER BY j.start_after LIMIT 1),
-                  (SELECT j.start_after FROM pgboss.job j WHERE j.name = q.name AND j.state = 'retry' AND NOT j.blocked
-                     AND j.start_after > now() ORDER BY j.start_after LIMIT 1)) AS next
-         FROM q WHERE q.name IS NOT NULL`,
-      );
-      for (const r of rows) {
-        this.hint(r.name, r.at.getTime());
-        if (r.next) this.hint(r.name, r.next.getTime());
+      for (const q of await discoverQueues(this.pool, this.config.lanes)) {
+        this.hint(q.name, q.at.getTime());
+        if (q.next) this.hint(q.name, q.next.getTime());
       }
     } catch (err) {
       this.log.warn({ err }, 'queue discovery failed');

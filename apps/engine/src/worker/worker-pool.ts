@@ -1,86 +1,60 @@
-// The worker side of a node: fetches due messages from the queues that have work, fairly
-// across tenants (round-robin over tenants; within a tenant, higher priority first; each
-// tenant capped by its concurrency share), claims their runs under a lease, executes them
-// through the handler for their target type, heartbeats the leases and records outcomes.
-import { isRetryable, retryDelayMs } from '@belfry/core';
-import {
-  claimRuns,
-  extendRunLeases,
-  parseQueueName,
-  pgExecutor,
-  PRIORITIES,
-  queueName,
-  skipOverlappingRuns,
-  type AttemptOutcome,
-  type ClaimedRun,
-  type Priority,
-  type QueueClient,
-  type RunMessage,
-  withTransaction,
-} from '@belfry/db';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type pg from 'pg';
-import type { DbClock } from '../db-clock';
-import type { HandlerOutcome } from '../handlers/types';
-import type { HandlerRegistry } from '../handlers/registry';
+// The worker side of a node: for each lane it serves, fetches due messages from the queues that
+// have work, fairly across tenants (ReadyQueues), within the lane's slots and each tenant's
+// concurrency share; claims their runs (claim.ts), executes them (execute.ts), heartbeats the
+// leases (heartbeat.ts) and records outcomes (complete.ts). Which kinds exist is the handler
+// registry's business: adding one does not touch this file.
+import type { Priority, WorkerLane } from '@belfry/core';
+import { type ClaimedRun, parseQueueName, queueName } from '@belfry/db';
 import type { Log } from '../logger';
-import type { Metrics } from '../metrics';
+import { claimFromQueue } from './claim';
 import { CompletionBatcher } from './completions';
-import type { SigningSecrets } from './secrets';
-import type { TenantLimits } from './tenant-limits';
-import type { Wakeups } from './wakeups';
+import { completeAttempt } from './complete';
+import { type Execution, type ExecuteDeps, executeAttempt } from './execute';
+import { LeaseHeartbeat } from './heartbeat';
+import type { StopReason } from './outcome';
+import { type LaneConfig, MAX_CLAIMS, type WorkerPoolOptions } from './pool-options';
+import { ReadyQueues } from './ready-queues';
 
-/** Fetch-and-claim transactions in flight at once on one node. */
-const MAX_CLAIMS = 8;
+export type { LaneConfig, WorkerConfig, WorkerPoolOptions } from './pool-options';
 
-export interface WorkerConfig {
-  workerId: string;
-  concurrency: number;
-  batchSize: number;
-  runLeaseMs: number;
-  heartbeatMs: number;
-  shutdownGraceMs: number;
-}
-
-interface Execution {
-  run: ClaimedRun;
-  abort: AbortController;
-  reason: 'cancelled' | 'lease-lost' | 'shutdown' | null;
-  /** the handler returned; its outcome is being recorded (no more heartbeats needed) */
-  finished: boolean;
-  done: Promise<void>;
+interface Lane extends LaneConfig {
+  ready: ReadyQueues;
+  inflight: number;
+  reserved: number; // slots reserved by fetches in flight
 }
 
 export class WorkerPool {
-  private readonly ready = new Map<string, Set<Priority>>(); // tenant -> priorities with work
-  private ring: string[] = [];
-  private cursor = 0;
+  private readonly lanes = new Map<WorkerLane, Lane>();
   private readonly inflight = new Map<string, Execution>();
-  private readonly tenantInflight = new Map<string, number>();
-  private pumping = false;
-  private pumpScheduled = false;
-  private readonly claiming = new Set<string>(); // tenants with a fetch in flight
-  private reserved = 0; // slots reserved by fetches in flight
+  private readonly tenantInflight = new Map<string, number>(); // running and reserved by fetches
+  private readonly claiming = new Set<string>(); // queues with a fetch in flight
   private readonly claims = new Set<Promise<void>>();
   private readonly emptyRetries = new Map<string, number>(); // queue -> when it was last re-checked
+  private pumping = false;
+  private pumpScheduled = false;
   private again = false;
   private stopping = false;
-  private heartbeat: NodeJS.Timeout | undefined;
   private readonly completions: CompletionBatcher;
+  private readonly heartbeat: LeaseHeartbeat;
+  private readonly executeDeps: ExecuteDeps;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly boss: QueueClient,
-    private readonly handlers: HandlerRegistry,
-    private readonly secrets: SigningSecrets,
-    private readonly limits: TenantLimits,
-    private readonly wakeups: Wakeups,
-    private readonly clock: DbClock,
-    private readonly config: WorkerConfig,
-    private readonly log: Log,
-    private readonly metrics?: Metrics,
-  ) {
-    this.completions = new CompletionBatcher(pool, boss, config.workerId, log);
+  constructor(private readonly o: WorkerPoolOptions) {
+    for (const l of o.config.lanes)
+      this.lanes.set(l.lane, { ...l, ready: new ReadyQueues(), inflight: 0, reserved: 0 });
+    this.executeDeps = {
+      handlers: o.handlers,
+      secrets: o.secrets,
+      clock: o.clock,
+      onStart: (lag) => o.metrics?.recordLag(lag),
+    };
+    this.completions = new CompletionBatcher(o.pool, o.boss, o.config.workerId, o.log);
+    this.heartbeat = new LeaseHeartbeat(
+      o.pool,
+      { workerId: o.config.workerId, runLeaseMs: o.config.runLeaseMs, intervalMs: o.config.heartbeatMs },
+      () => this.inflight.values(),
+      (runId) => this.interrupt(runId, 'lease-lost', 'run was cancelled or its lease was lost'),
+      o.log,
+    );
   }
 
   get inFlight(): number {
@@ -89,41 +63,21 @@ export class WorkerPool {
 
   start(): void {
     this.stopping = false;
-    this.wakeups.on('ready', (queues) => {
+    this.o.wakeups.on('ready', (queues) => {
       for (const q of queues) this.markReady(q);
       this.pump();
     });
-    this.wakeups.on('cancel', (runId) => this.interrupt(runId, 'cancelled', 'run was cancelled'));
-    this.heartbeat = setInterval(() => void this.beat(), this.config.heartbeatMs);
+    this.o.wakeups.on('cancel', (runId) => this.interrupt(runId, 'cancelled', 'run was cancelled'));
+    this.heartbeat.start();
   }
 
   private markReady(queue: string): void {
-    const parsed = parseQueueName(queue);
-    if (!parsed) return;
-    let set = this.ready.get(parsed.tenantId);
-    if (!set) {
-      set = new Set();
-      this.ready.set(parsed.tenantId, set);
-      this.ring.push(parsed.tenantId);
-    }
-    set.add(parsed.priority);
+    const route = parseQueueName(queue);
+    if (!route || route.lane === 'pull') return; // pull runs are the tenant's workers' to claim
+    this.lanes.get(route.lane)?.ready.mark(route.tenantId, route.priority);
   }
 
-  private dropReady(tenantId: string, priority: Priority): void {
-    const set = this.ready.get(tenantId);
-    if (!set) return;
-    set.delete(priority);
-    if (!set.size) {
-      this.ready.delete(tenantId);
-      this.ring = this.ring.filter((t) => t !== tenantId);
-    }
-  }
-
-  /**
-   * Fetch-and-claim until slots or ready queues run out. Up to `MAX_CLAIMS` fetches for
-   * different tenants run at once; their slots are reserved up front so they never
-   * oversubscribe the node or a tenant. Re-entrant calls coalesce.
-   */
+  /** Fetch-and-claim until slots or ready queues run out. Re-entrant calls coalesce. */
   pump(): void {
     if (this.pumping) {
       this.again = true;
@@ -131,9 +85,9 @@ export class WorkerPool {
     }
     this.pumping = true;
     try {
-      this.dispatch();
+      for (const lane of this.lanes.values()) this.dispatch(lane);
     } catch (err) {
-      this.log.error({ err }, 'dispatch failed');
+      this.o.log.error({ err }, 'dispatch failed');
     } finally {
       this.pumping = false;
     }
@@ -156,242 +110,116 @@ export class WorkerPool {
     });
   }
 
-  private dispatch(): void {
-    // One pass over the tenants, starting where the last pass stopped.
-    const tenants = this.ring.length;
-    for (let i = 0; i < tenants && !this.stopping && this.claiming.size < MAX_CLAIMS; i++) {
-      const tenantId = this.ring[this.cursor++ % this.ring.length];
-      if (!tenantId || this.claiming.has(tenantId)) continue;
-      const room = Math.min(
-        this.config.concurrency - this.inflight.size - this.reserved,
-        this.limits.perNode(tenantId) - (this.tenantInflight.get(tenantId) ?? 0),
-        this.config.batchSize,
-      );
-      if (this.config.concurrency - this.inflight.size - this.reserved <= 0) return;
-      if (room <= 0) continue;
-      const priority = PRIORITIES.find((p) => this.ready.get(tenantId)?.has(p));
-      if (!priority) continue;
-      this.claiming.add(tenantId);
-      this.reserved += room;
-      const task = this.fetchAndClaim(tenantId, priority, room)
-        .then((fetched) => {
-          if (fetched < room) this.dropReady(tenantId, priority);
-          // Woken for work that was not there yet (clock edge): look once more shortly, rather
-          // than waiting for the next discovery pass.
-          const name = queueName(tenantId, priority);
-          const last = this.emptyRetries.get(name) ?? 0;
-          if (fetched === 0 && Date.now() - last > 500) {
-            this.emptyRetries.set(name, Date.now());
-            this.wakeups.hint(name, this.clock.now() + 20);
-          }
-        })
-        .catch((err) => this.log.error({ err, tenantId }, 'fetch and claim failed'))
+  /**
+   * One pass over a lane's tenants. Up to MAX_CLAIMS fetches for different queues run at once;
+   * their slots are reserved up front so they never oversubscribe the lane or a tenant.
+   */
+  private dispatch(lane: Lane): void {
+    const free = () => lane.slots() - lane.inflight - lane.reserved;
+    const turns = lane.ready.turns();
+    while (!this.stopping && this.claiming.size < MAX_CLAIMS && free() > 0) {
+      const turn = turns.next();
+      if (turn.done) return;
+      const { tenantId, priority } = turn.value;
+      const room = Math.min(free(), this.tenantRoom(tenantId), this.o.config.batchSize);
+      if (room <= 0 || !priority) continue;
+      const queue = queueName({ lane: lane.lane, tenantId, priority });
+      if (this.claiming.has(queue)) continue;
+      this.claiming.add(queue);
+      lane.reserved += room;
+      this.addTenant(tenantId, room);
+      const task = this.claim(lane, queue, tenantId, priority, room)
+        .catch((err) => this.o.log.error({ err, tenantId, queue }, 'fetch and claim failed'))
         .finally(() => {
-          this.claiming.delete(tenantId);
+          this.claiming.delete(queue);
           this.claims.delete(task);
-          this.reserved -= room;
+          lane.reserved -= room;
+          this.addTenant(tenantId, -room);
           this.pump();
         });
       this.claims.add(task);
     }
   }
 
-  /**
-   * Fetches up to `room` due messages of one queue and claims their runs, in ONE transaction:
-   * the messages are settled in it too, so a crash at any point leaves either the messages
-   * (rolled back to queued) or the leased runs (for the reaper) — never neither.
-   */
-  private async fetchAndClaim(tenantId: string, priority: Priority, room: number): Promise<number> {
-    const name = queueName(tenantId, priority);
-    let claimed: ClaimedRun[] = [];
-    let fetched = 0;
-    let skippedCount = 0;
-    await withTransaction(
-      this.pool,
-      async (client) => {
-        const db = pgExecutor(client);
-        const jobs = await this.boss.fetch<RunMessage>(name, { batchSize: room, db });
-        fetched = jobs.length;
-        if (jobs.length) {
-          const ids = jobs.map((j) => j.data.runId);
-          const times = jobs.map((j) => new Date(j.data.scheduledTime));
-          // Only scheduled runs of overlap-skip jobs can be skipped; most batches have none.
-          const checked = jobs.filter((j) => j.data.overlap);
-          const skipped = checked.length
-            ? await skipOverlappingRuns(
-                client,
-                checked.map((j) => j.data.runId),
-                checked.map((j) => new Date(j.data.scheduledTime)),
-              )
-            : [];
-          skippedCount = skipped.length;
-          claimed = await claimRuns(client, this.config.workerId, this.config.runLeaseMs, ids, times);
-          // Deleted rather than completed: the run row is the history, and a delete writes
-          // no new row version (nor index entries) and leaves pg-boss nothing to clean up.
-          await this.boss.deleteJob(
-            name,
-            jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
-            { db },
-          );
-        }
-      },
-      { maxTries: 1 },
-    );
-    if (skippedCount) this.metrics?.runsFinished.inc({ outcome: 'skipped' }, skippedCount);
-    for (const run of claimed) this.execute(run);
-    return fetched;
+  /** How many more of this tenant's runs this node may take (its share, less running and reserved). */
+  private tenantRoom(tenantId: string): number {
+    return this.o.limits.perNode(tenantId) - (this.tenantInflight.get(tenantId) ?? 0);
   }
 
-  private execute(run: ClaimedRun): void {
-    const abort = new AbortController();
-    const execution: Execution = { run, abort, reason: null, finished: false, done: Promise.resolve() };
+  private addTenant(tenantId: string, n: number): void {
+    const next = (this.tenantInflight.get(tenantId) ?? 0) + n;
+    if (next > 0) this.tenantInflight.set(tenantId, next);
+    else this.tenantInflight.delete(tenantId);
+  }
+
+  private async claim(lane: Lane, queue: string, tenantId: string, priority: Priority, room: number): Promise<void> {
+    const { config } = this.o;
+    const result = await claimFromQueue(
+      { pool: this.o.pool, boss: this.o.boss, workerId: config.workerId, runLeaseMs: config.runLeaseMs },
+      queue,
+      room,
+    );
+    if (result.skipped) this.o.metrics?.runsFinished.inc({ outcome: 'skipped' }, result.skipped);
+    for (const run of result.claimed) this.execute(lane, run);
+    if (result.fetched < room) lane.ready.drop(tenantId, priority);
+    // Woken for work that was not there yet (clock edge): look once more shortly, rather than
+    // waiting for the next discovery pass.
+    const last = this.emptyRetries.get(queue) ?? 0;
+    if (result.fetched === 0 && Date.now() - last > 500) {
+      this.emptyRetries.set(queue, Date.now());
+      this.o.wakeups.hint(queue, this.o.clock.now() + 20);
+    }
+  }
+
+  private execute(lane: Lane, run: ClaimedRun): void {
+    const execution: Execution = {
+      run,
+      lane: lane.lane,
+      abort: new AbortController(),
+      reason: null,
+      finished: false,
+      done: Promise.resolve(),
+    };
     this.inflight.set(run.id, execution);
-    this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 0) + 1);
-    this.metrics?.inFlight.set(this.inflight.size);
-    const log = this.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt });
-    execution.done = this.run(execution, log)
+    lane.inflight++;
+    this.addTenant(run.tenant_id, 1);
+    this.o.metrics?.inFlight.set(this.inflight.size);
+    const log = this.o.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt });
+    execution.done = this.attempt(execution, log)
       .catch((err) => log.error({ err }, 'run execution failed'))
       .finally(() => {
         this.inflight.delete(run.id);
-        this.tenantInflight.set(run.tenant_id, (this.tenantInflight.get(run.tenant_id) ?? 1) - 1);
-        this.metrics?.inFlight.set(this.inflight.size);
+        lane.inflight--;
+        this.addTenant(run.tenant_id, -1);
+        this.o.metrics?.inFlight.set(this.inflight.size);
         this.schedulePump();
       });
   }
 
-  private async run(execution: Execution, log: Log): Promise<void> {
-    const { run } = execution;
-    // Runs are claimable a little before their scheduled time; the target is never called early.
-    const started = await this.untilDue(run.scheduled_time.getTime(), execution.abort.signal);
-    const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
-    this.metrics?.recordLag(this.clock.now() - due.getTime());
-    const handler = this.handlers.get(run.target.type);
-    let outcome: HandlerOutcome;
-    if (!started) {
-      outcome = { ok: false, failure: 'connection', error: 'not started: stopped before it was due', durationMs: 0 };
-    } else if (!handler) {
-      outcome = {
-        ok: false,
-        failure: 'invalid',
-        error: `no handler for target type '${run.target.type}'`,
-        durationMs: 0,
-      };
-    } else {
-      outcome = await handler.execute(run.target, run.payload, {
-        runId: run.id,
-        jobId: run.job_id,
-        tenantId: run.tenant_id,
-        attempt: run.attempt,
-        scheduledTime: run.scheduled_time,
-        timeoutMs: run.timeout_seconds * 1000,
-        signal: execution.abort.signal,
-        signingSecrets: await this.secrets.get(run.tenant_id),
-        now: () => new Date(this.clock.now()),
-      });
-    }
-
+  private async attempt(execution: Execution, log: Log): Promise<void> {
+    const outcome = await executeAttempt(this.executeDeps, execution);
     execution.finished = true;
-    const record = this.decide(execution, outcome);
-    const recorded = await this.completions.submit(record);
-    const label = recorded ? (record.runStatus === 'failed' ? 'retry' : record.runStatus) : 'stale';
-    this.metrics?.runsFinished.inc({ outcome: label });
-    if (recorded) {
-      // Successes are the bulk (thousands a second at peak): debug. Failures are worth a line.
-      const fields = { status: record.runStatus, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs };
-      if (record.runStatus === 'succeeded') log.debug(fields, 'attempt finished');
-      else log.info({ ...fields, error: record.error }, 'attempt finished');
-    } else log.warn({ reason: execution.reason }, 'stale completion rejected: this worker no longer holds the run');
-  }
-
-  /** Waits until `at` (database clock, with its uncertainty); false if aborted first. */
-  private async untilDue(at: number, signal: AbortSignal): Promise<boolean> {
-    const wait = at - this.clock.now() + this.clock.uncertainty + 1;
-    if (wait <= 0 || signal.aborted) return !signal.aborted;
-    try {
-      await sleep(wait, undefined, { signal });
-      return true;
-    } catch {
-      return false; // aborted
-    }
-  }
-
-  private decide(execution: Execution, outcome: HandlerOutcome): AttemptOutcome {
-    const { run } = execution;
-    const base = {
-      runId: run.id,
-      scheduledTime: run.scheduled_time,
-      attempt: run.attempt,
-      httpStatus: outcome.httpStatus ?? null,
-      durationMs: Math.round(outcome.durationMs),
-      responseSnippet: outcome.responseSnippet ?? null,
-      requestHeaders: outcome.requestHeaders ?? null,
-    };
-    if (outcome.ok) {
-      return { ...base, runStatus: 'succeeded', attemptStatus: 'succeeded', nextAttemptAt: null, error: null };
-    }
-    if (execution.reason === 'shutdown') {
-      // Released, not failed: another node picks the run up at once.
-      return {
-        ...base,
-        runStatus: 'pending',
-        attemptStatus: 'cancelled',
-        nextAttemptAt: new Date(),
-        error: 'released: worker shutting down',
-      };
-    }
-    const error = outcome.error ?? 'failed';
-    const policy = {
-      maxAttempts: run.retry_max_attempts,
-      initialDelaySeconds: run.retry_initial_delay_seconds,
-      maxDelaySeconds: run.retry_max_delay_seconds,
-    };
-    const retryable = isRetryable(outcome.failure ?? 'invalid', outcome.httpStatus ?? null);
-    if (retryable && run.attempt < policy.maxAttempts) {
-      const delay = retryDelayMs(policy, run.attempt, Math.random, outcome.retryAfterMs ?? null);
-      return {
-        ...base,
-        runStatus: 'failed',
-        attemptStatus: 'failed',
-        nextAttemptAt: new Date(this.clock.now() + delay),
-        error,
-      };
-    }
-    return { ...base, runStatus: 'dead', attemptStatus: 'failed', nextAttemptAt: null, error };
+    await completeAttempt(
+      { completions: this.completions, clock: this.o.clock, metrics: this.o.metrics },
+      execution,
+      outcome,
+      log,
+    );
   }
 
   /** Aborts a run this worker executes, unless it was stopped already; its outcome is then fenced or released. */
-  private interrupt(runId: string, reason: 'cancelled' | 'lease-lost', message: string): void {
+  private interrupt(runId: string, reason: StopReason, message: string): void {
     const execution = this.inflight.get(runId);
     if (!execution || execution.reason) return;
     execution.reason = reason;
     execution.abort.abort(new Error(message));
   }
 
-  private async beat(): Promise<void> {
-    // Runs whose outcome is being recorded are left alone: the completion transaction holds
-    // their rows, and touching them here too would only risk a deadlock.
-    const runs = [...this.inflight.values()].filter((e) => !e.reason && !e.finished).map((e) => e.run);
-    if (!runs.length) return;
-    try {
-      const kept = await extendRunLeases(
-        this.pool,
-        this.config.workerId,
-        this.config.runLeaseMs,
-        runs.map((r) => ({ id: r.id, scheduledTime: r.scheduled_time, attempt: r.attempt })),
-      );
-      for (const r of runs) {
-        if (!kept.has(r.id)) this.interrupt(r.id, 'lease-lost', 'run was cancelled or its lease was lost');
-      }
-    } catch (err) {
-      this.log.warn({ err }, 'lease heartbeat failed');
-    }
-  }
-
   /** Stop claiming; let running attempts finish within the grace period, then release them. */
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.all([...this.claims]);
-    const deadline = Date.now() + this.config.shutdownGraceMs;
+    const deadline = Date.now() + this.o.config.shutdownGraceMs;
     while (this.inflight.size && Date.now() < deadline) {
       await Promise.race([
         Promise.all([...this.inflight.values()].map((e) => e.done)),
@@ -403,7 +231,7 @@ export class WorkerPool {
       e.abort.abort(new Error('worker shutting down'));
     }
     await Promise.all([...this.inflight.values()].map((e) => e.done));
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat.stop();
     await this.completions.drain();
   }
 }

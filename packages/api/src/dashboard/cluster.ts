@@ -1,14 +1,14 @@
 // The cluster page: engine nodes (roles, heartbeat age, partitions owned, runs in flight,
 // start-lag percentiles from the stats each node writes with its heartbeat), queue depth
-// per priority from pg-boss (this tenant's and everyone's), and this tenant's own start lag
-// over the last five minutes, measured from the runs table.
+// per priority (this tenant's and everyone's), and this tenant's own start lag over the last
+// five minutes, measured from the runs table.
+import { type PriorityDepth, queueDepth } from '@belfry/db';
 import type { Actor, ServiceDeps } from '../context';
 import { authorize } from '../security/scopes';
 
 /** A node that has not heartbeated for this long is shown as lost (it heartbeats every 2 s). */
 export const LOST_AFTER_MS = 15_000;
 const STOPPED_NODES_SHOWN_FOR = '1 hour';
-const PRIORITIES = ['high', 'normal', 'low'] as const;
 
 export interface LagSummary {
   count: number;
@@ -34,15 +34,7 @@ export interface EngineNodeView {
   startLagMs: LagSummary | null;
 }
 
-export interface QueueDepth {
-  priority: (typeof PRIORITIES)[number];
-  /** this tenant's messages waiting (due now or later) */
-  tenant: number;
-  tenantDue: number;
-  /** all tenants' */
-  total: number;
-  totalDue: number;
-}
+export type QueueDepth = PriorityDepth;
 
 export interface ClusterOverview {
   nodes: EngineNodeView[];
@@ -60,42 +52,6 @@ function lagOf(v: unknown): LagSummary | null {
   if (!v || typeof v !== 'object') return null;
   const o = v as Record<string, unknown>;
   return { count: num(o.count) ?? 0, p50: num(o.p50), p95: num(o.p95), p99: num(o.p99) };
-}
-
-function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-async function queueDepth(deps: ServiceDeps, tenantId: string): Promise<QueueDepth[]> {
-  const empty = PRIORITIES.map((priority) => ({ priority, tenant: 0, tenantDue: 0, total: 0, totalDue: 0 }));
-  try {
-    const { rows } = await deps.pool.query<{
-      priority: string;
-      tenant: number;
-      tenant_due: number;
-      total: number;
-      total_due: number;
-    }>(
-      `SELECT split_part(name, '.', 3) AS priority,
-              count(*) FILTER (WHERE name LIKE $1)::int AS tenant,
-              count(*) FILTER (WHERE name LIKE $1 AND start_after <= now())::int AS tenant_due,
-              count(*)::int AS total,
-              count(*) FILTER (WHERE start_after <= now())::int AS total_due
-         FROM pgboss.job
-        WHERE state < 'active' AND name LIKE 't.%'
-        GROUP BY 1`,
-      [`t.${likeEscape(tenantId)}.%`],
-    );
-    for (const r of rows) {
-      const slot = empty.find((e) => e.priority === r.priority);
-      if (slot)
-        Object.assign(slot, { tenant: r.tenant, tenantDue: r.tenant_due, total: r.total, totalDue: r.total_due });
-    }
-  } catch (err) {
-    // No engine has started yet, so pg-boss has not created its schema: nothing is queued.
-    if ((err as { code?: unknown }).code !== '42P01' && (err as { code?: unknown }).code !== '3F000') throw err;
-  }
-  return empty;
 }
 
 export async function clusterOverview(deps: ServiceDeps, actor: Actor): Promise<ClusterOverview> {
@@ -125,7 +81,7 @@ export async function clusterOverview(deps: ServiceDeps, actor: Actor): Promise<
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE owner IS NOT NULL AND expires_at > now())::int AS owned
          FROM partition_leases`,
     ),
-    queueDepth(deps, actor.tenantId),
+    queueDepth(deps.pool, actor.tenantId),
     deps.pool.query<{ count: number; p50: number | null; p95: number | null; p99: number | null }>(
       `SELECT count(*)::int AS count,
               percentile_disc(0.5) WITHIN GROUP (ORDER BY lag) AS p50,

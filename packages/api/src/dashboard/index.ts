@@ -3,7 +3,7 @@
 export { authenticateUser, type DashboardSession, type MembershipView } from './session';
 export { throttle } from './throttle';
 export { ROLES, INVITABLE_ROLES, type Role, type InvitableRole, atLeast } from './roles';
-export type { JobWithActivity, JobsTable, RecentOutcome, RunStatus } from './jobs';
+export type { JobWithActivity, JobsTable, RecentOutcome } from './jobs';
 export type { Timeline, TimelinePoint } from './timeline';
 export type { RunDetail } from './run-detail';
 export type { DeadRun } from './dead-letter';

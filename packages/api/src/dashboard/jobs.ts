@@ -6,7 +6,8 @@
 // stays cheap however many runs the rest of the tenant has.
 import { z } from 'zod';
 import type { Actor, ServiceDeps } from '../context';
-import { JOB_STATUSES, type JobView, type RunView } from '../schemas/resources';
+import { JOB_STATUSES, type RunStatus } from '@belfry/core';
+import type { JobView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { JOB_SELECT, type JobRow, toJobView } from '../services/job-rows';
 import { decodeCursor, type Page, toPage } from '../services/pagination';
@@ -20,8 +21,6 @@ export const JobsTableInput = z.strictObject({
   cursor: z.string().min(1).max(400).optional(),
 });
 export type JobsTableInput = z.input<typeof JobsTableInput>;
-
-export type RunStatus = RunView['status'];
 
 export interface RecentOutcome {
   id: string;

@@ -7,7 +7,7 @@ import { AppError } from '../errors';
 import { JobIdInput } from '../schemas/common';
 import { authorize } from '../security/scopes';
 import { selectJob } from '../services/jobs';
-import type { RunStatus } from './jobs';
+import type { RunStatus, RunTrigger, SkipReason } from '@belfry/core';
 
 export const MAX_POINTS = 1000;
 const MAX_WINDOW_MS = 31 * 24 * 60 * 60 * 1000;
@@ -30,8 +30,8 @@ export interface TimelinePoint {
   startedAt: string | null;
   finishedAt: string | null;
   status: RunStatus;
-  skipReason: 'misfire' | 'overlap' | null;
-  trigger: 'schedule' | 'manual' | 'replay';
+  skipReason: SkipReason | null;
+  trigger: RunTrigger;
   attempts: number;
   /** started - scheduled, ms */
   lagMs: number | null;

@@ -1,7 +1,7 @@
 // What a client may send to create or change a job. Schedules are validated with the very
 // functions the scheduler uses (validateCronExpression, validateTimezone), so an accepted
 // schedule is one the engine can run.
-import { validateCronExpression, validateTimezone } from '@belfry/core';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES, validateCronExpression, validateTimezone } from '@belfry/core';
 import { z } from 'zod';
 import { InstantInput } from './common';
 import { PayloadInput, TargetInput } from './target';
@@ -79,10 +79,6 @@ export const RetryInput = z
   })
   .meta({ id: 'RetryInput', description: 'Exponential backoff with full jitter' });
 export type RetryInput = z.output<typeof RetryInput>;
-
-export const PRIORITIES = ['high', 'normal', 'low'] as const;
-export const MISFIRE_POLICIES = ['run_once', 'catch_up', 'skip'] as const;
-export const OVERLAP_POLICIES = ['allow', 'skip'] as const;
 
 const TimeoutSeconds = z.int().min(1).max(900);
 

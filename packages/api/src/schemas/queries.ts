@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { CursorParam, InstantInput, integerParam, JobIdInput, LimitParam, RunIdInput } from './common';
 import { CronExpression, IntervalScheduleInput, MAX_INTERVAL_SECONDS, TimeZone } from './job-input';
-import { JOB_STATUSES, RUN_STATUSES } from './resources';
+import { JOB_STATUSES, RUN_STATUSES } from '@belfry/core';
 import { storableText } from './text';
 
 export const ListJobsQuery = z.strictObject({

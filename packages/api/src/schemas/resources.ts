@@ -1,15 +1,19 @@
 // What the API answers: the Job, Run and other resource shapes of the public contract
 // (docs/api.md, /api/v1/openapi.json). Contract tests parse every response with these (strictly), and
 // the OpenAPI document is generated from them.
+import {
+  ATTEMPT_STATUSES,
+  JOB_STATUSES,
+  MISFIRE_POLICIES,
+  OVERLAP_POLICIES,
+  PRIORITIES,
+  RUN_STATUSES,
+  RUN_TRIGGERS,
+  SKIP_REASONS,
+} from '@belfry/core';
 import { z } from 'zod';
 import { NullableTimestamp, pageOf, Timestamp } from './common';
-import { MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES } from './job-input';
-import { HTTP_METHODS } from './target';
-
-export const JOB_STATUSES = ['active', 'paused', 'completed'] as const;
-export const RUN_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'dead', 'cancelled', 'skipped'] as const;
-export const RUN_TRIGGERS = ['schedule', 'manual', 'replay'] as const;
-export const ATTEMPT_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;
+import { Target } from '@belfry/handlers/schemas';
 
 export const Schedule = z
   .discriminatedUnion('type', [
@@ -19,14 +23,7 @@ export const Schedule = z
   ])
   .meta({ id: 'Schedule' });
 
-export const Target = z
-  .strictObject({
-    type: z.literal('http'),
-    url: z.string(),
-    method: z.enum(HTTP_METHODS),
-    headers: z.record(z.string(), z.string()),
-  })
-  .meta({ id: 'Target' });
+export { Target };
 
 export const Retry = z
   .strictObject({ maxAttempts: z.int(), initialDelaySeconds: z.int(), maxDelaySeconds: z.int() })
@@ -74,7 +71,7 @@ export const Run = z
     jobId: z.string(),
     scheduledTime: Timestamp,
     status: z.enum(RUN_STATUSES),
-    skipReason: z.enum(['misfire', 'overlap']).nullable(),
+    skipReason: z.enum(SKIP_REASONS).nullable(),
     attempt: z.int(),
     trigger: z.enum(RUN_TRIGGERS),
     replayOf: z.string().nullable(),

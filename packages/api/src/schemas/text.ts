@@ -1,25 +1,10 @@
 // Text PostgreSQL cannot store: NUL (refused in text and jsonb) and unpaired UTF-16
 // surrogates (JSON.stringify escapes them as \ud800, which jsonb refuses). Both are caught
 // at the door as field errors, never left to fail as a database error.
+import { textProblem } from '@belfry/core';
 import type { z } from 'zod';
 
-function hasLoneSurrogate(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = value.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-      else return true;
-    } else if (c >= 0xdc00 && c <= 0xdfff) return true;
-  }
-  return false;
-}
-
-export function textProblem(value: string): string | null {
-  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
-  if (hasLoneSurrogate(value)) return 'must be valid Unicode (it contains an unpaired surrogate)';
-  return null;
-}
+export { hasControlCharacter, textProblem } from '@belfry/core';
 
 /** A zod refinement for strings that end up in the database. */
 export function storableText(value: string, ctx: z.core.$RefinementCtx<string>): void {
@@ -46,13 +31,4 @@ export function findUnstorableText(value: unknown): { path: (string | number)[];
     }
   }
   return null;
-}
-
-/** True for C0 controls, DEL and (optionally) the space. */
-export function hasControlCharacter(value: string, includingSpace = false): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f || (includingSpace && c === 0x20)) return true;
-  }
-  return false;
 }

@@ -2,6 +2,8 @@
 // that have not been replayed yet and whose job still exists. Replaying one creates a new
 // run linked to it (replay_of), which takes it out of the queue; if that run dies too, the
 // new run is in the queue in its place.
+import type { Priority } from '@belfry/core';
+import type { RouteFields } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { DeadLetterQuery, DeadLetterReplayBody } from '../schemas/queries';
@@ -102,8 +104,8 @@ export async function replayDeadLetter(
       // One replay of the tenant's queue at a time: the NOT EXISTS above must see the
       // replays a concurrent request just committed, or both would replay the same runs.
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [REPLAY_LOCK, actor.tenantId]);
-      const { rows } = await client.query<{ id: string; job_id: string; priority: 'high' | 'normal' | 'low' }>(
-        `SELECT r.id, r.job_id, j.priority
+      const { rows } = await client.query<{ id: string; job_id: string; priority: Priority; target: RouteFields }>(
+        `SELECT r.id, r.job_id, j.priority, j.target
            FROM runs r JOIN jobs j ON j.id = r.job_id
           WHERE ${where.join(' AND ')}
           ORDER BY r.finished_at, r.id LIMIT ${REPLAY_BATCH_SIZE}
@@ -115,7 +117,7 @@ export async function replayDeadLetter(
         deps.queue,
         actor.tenantId,
         now,
-        rows.map((r) => ({ jobId: r.job_id, priority: r.priority, replayOf: r.id })),
+        rows.map((r) => ({ jobId: r.job_id, priority: r.priority, target: r.target, replayOf: r.id })),
       );
       if (created.length) {
         await auditSql(client, actor, 'dead_letter.replayed', 'dead_letter', input.jobId ?? null, {

@@ -2,6 +2,7 @@
 // list so every read of a job (get, list, after a write) renders identically; nextRunAt
 // comes from the job's schedule entry, which exists only while the job is due to run.
 import type { ScheduleColumns } from '@belfry/db';
+import { type StoredTarget, targetView } from '@belfry/handlers/schemas';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
 
@@ -9,7 +10,7 @@ export interface JobRow extends ScheduleColumns {
   id: string;
   tenant_id: string;
   name: string;
-  target: { type: 'http'; url: string; method: JobView['target']['method']; headers: Record<string, string> };
+  target: StoredTarget;
   payload: unknown;
   retry_max_attempts: number;
   retry_initial_delay_seconds: number;
@@ -55,12 +56,7 @@ export function toJobView(row: JobRow): JobView {
     id: row.id,
     name: row.name,
     schedule: scheduleOf(row),
-    target: {
-      type: 'http',
-      url: row.target.url,
-      method: row.target.method,
-      headers: row.target.headers ?? {},
-    },
+    target: targetView(row.target),
     payload: row.payload ?? null,
     retry: {
       maxAttempts: row.retry_max_attempts,

@@ -1,15 +1,18 @@
 // Creates manual and replay runs: the run rows and their pg-boss messages are written on
 // the same client inside the caller's transaction, so a crash or an error leaves neither
 // (a run without a message would never execute; a message without a run is dropped).
-import { newId } from '@belfry/core';
+import { newId, type Priority } from '@belfry/core';
 import { enqueueRuns, pgExecutor, type QueueClient } from '@belfry/db';
+import { type RouteFields, routeOf } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 import type { RunRow } from './run-rows';
 import { RUN_COLUMNS } from './run-rows';
 
 export interface NewRun {
   jobId: string;
-  priority: 'high' | 'normal' | 'low';
+  priority: Priority;
+  /** the job's target (its kind decides the queue) */
+  target: RouteFields;
   replayOf: string | null;
 }
 
@@ -37,7 +40,11 @@ export async function insertAndEnqueueRuns(
   await enqueueRuns(
     queue,
     pgExecutor(client),
-    rows.map((r) => ({ runId: r.id, tenantId, priority: r.priority, scheduledTime: r.scheduled_time })),
+    rows.map((r, i) => ({
+      runId: r.id,
+      route: routeOf((runs[i] as NewRun).target, tenantId, r.priority),
+      scheduledTime: r.scheduled_time,
+    })),
   );
   return rows;
 }

@@ -1,7 +1,7 @@
 // The runs and run_attempts tables as services read them, and their mapping to the public
 // Run shape. Both tables are partitioned by scheduled_time, which a run id encodes, so every
 // lookup passes it and touches one partition.
-import { idTime, isId } from '@belfry/core';
+import { idTime, isId, type Priority } from '@belfry/core';
 import type { AttemptView, RunView } from '../schemas/resources';
 import type { Queryable } from '../sql/tx';
 import { sortTsSql } from './pagination';
@@ -16,7 +16,7 @@ export interface RunRow {
   attempt: number;
   trigger: RunView['trigger'];
   replay_of: string | null;
-  priority: 'high' | 'normal' | 'low';
+  priority: Priority;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;

@@ -1,5 +1,6 @@
 // Runs: a job's history, one run with its attempts, and the three things a user may do to
 // runs: trigger a job now, cancel a run that has not finished, replay a finished one.
+import { isFinishedRunStatus, OPEN_RUN_STATUSES } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { ListRunsQuery } from '../schemas/queries';
@@ -12,10 +13,6 @@ import { nowMs, requireJob, selectJob } from './jobs';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { insertAndEnqueueRuns } from './run-enqueue';
 import { RUN_COLUMNS, type RunRow, runSelect, selectRun, toRunView, withAttempts } from './run-rows';
-
-/** Statuses after which nothing more happens to a run ('failed' still has a retry coming). */
-export const FINISHED_RUN_STATUSES: readonly RunView['status'][] = ['succeeded', 'dead', 'cancelled', 'skipped'];
-const CANCELLABLE = ['pending', 'failed', 'running'];
 
 /**
  * The job's runs, newest scheduled time first. The history of a deleted job stays
@@ -68,7 +65,7 @@ export async function triggerJob(deps: ServiceDeps, actor: Actor, jobId: string)
     // FOR UPDATE also keeps a concurrent delete from slipping in between.
     const job = await requireJob(client, actor.tenantId, jobId, true);
     const [run] = await insertAndEnqueueRuns(client, deps.queue, actor.tenantId, now, [
-      { jobId: job.id, priority: job.priority, replayOf: null },
+      { jobId: job.id, priority: job.priority, target: job.target, replayOf: null },
     ]);
     const row = run as RunRow;
     await auditSql(client, actor, 'job.triggered', 'job', job.id, { runId: row.id });
@@ -86,7 +83,7 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
   return withTransaction(deps.pool, async (client) => {
     const row = await selectRun(client, actor.tenantId, runId, true);
     if (!row) throw AppError.notFound('Run');
-    if (!CANCELLABLE.includes(row.status)) {
+    if (!(OPEN_RUN_STATUSES as readonly string[]).includes(row.status)) {
       throw new AppError('conflict', `the run has already finished (${row.status}) and cannot be cancelled`);
     }
     const { rows } = await client.query<RunRow>(
@@ -110,13 +107,13 @@ export async function replayRun(deps: ServiceDeps, actor: Actor, runId: string):
   return withTransaction(deps.pool, async (client) => {
     const row = await selectRun(client, actor.tenantId, runId);
     if (!row) throw AppError.notFound('Run');
-    if (!FINISHED_RUN_STATUSES.includes(row.status)) {
+    if (!isFinishedRunStatus(row.status)) {
       throw new AppError('conflict', `only a finished run can be replayed; this one is ${row.status}`);
     }
     const job = await selectJob(client, actor.tenantId, row.job_id, { forUpdate: true });
     if (!job) throw new AppError('conflict', "the run's job has been deleted");
     const [run] = await insertAndEnqueueRuns(client, deps.queue, actor.tenantId, now, [
-      { jobId: job.id, priority: job.priority, replayOf: row.id },
+      { jobId: job.id, priority: job.priority, target: job.target, replayOf: row.id },
     ]);
     const created = run as RunRow;
     await auditSql(client, actor, 'run.replayed', 'run', row.id, { jobId: job.id, newRunId: created.id });

@@ -1,15 +1,51 @@
-// How many run messages wait in the tenant queues, by priority (ready and deferred alike):
-// the engine's belfry_queue_depth gauge, read when metrics are scraped.
+// How many run messages wait for engine workers (push and container lanes), by priority (ready
+// and deferred alike): the engine's belfry_queue_depth gauge and the dashboard's cluster page.
+// Counted from pg-boss's job table: messages in the states before 'active' ('created', 'retry').
+import { PRIORITIES, type Priority, WORKER_LANES } from '@belfry/core';
 import type { Queryable } from '../sql/types';
-import type { Priority } from './names';
+import { lanePrefix } from './names';
 
-export async function queueDepth(db: Queryable): Promise<Record<Priority, number>> {
-  const { rows } = await db.query<{ priority: string; n: number }>(
-    `SELECT split_part(name, '.', 3) AS priority, count(*)::int AS n
-     FROM pgboss.job WHERE name LIKE 't.%' AND state < 'active'
-     GROUP BY 1`,
-  );
-  const depth: Record<Priority, number> = { high: 0, normal: 0, low: 0 };
-  for (const r of rows) if (r.priority in depth) depth[r.priority as Priority] = r.n;
+export interface PriorityDepth {
+  priority: Priority;
+  /** every tenant's messages waiting (due now or later) */
+  total: number;
+  /** of those, the ones due now */
+  totalDue: number;
+  /** the given tenant's (0 without one) */
+  tenant: number;
+  tenantDue: number;
+}
+
+/** Depth per priority, highest first; all zero when pg-boss has not installed its schema yet. */
+export async function queueDepth(db: Queryable, tenantId?: string): Promise<PriorityDepth[]> {
+  const depth = PRIORITIES.map((priority) => ({ priority, total: 0, totalDue: 0, tenant: 0, tenantDue: 0 }));
+  try {
+    const { rows } = await db.query<{
+      priority: string;
+      total: number;
+      total_due: number;
+      tenant: number;
+      tenant_due: number;
+    }>(
+      `SELECT split_part(name, '.', 3) AS priority,
+              count(*)::int AS total,
+              count(*) FILTER (WHERE start_after <= now())::int AS total_due,
+              count(*) FILTER (WHERE split_part(name, '.', 2) = $1)::int AS tenant,
+              count(*) FILTER (WHERE split_part(name, '.', 2) = $1 AND start_after <= now())::int AS tenant_due
+         FROM pgboss.job
+        WHERE state < 'active' AND left(name, 2) = ANY($2::text[])
+        GROUP BY 1`,
+      [tenantId ?? null, WORKER_LANES.map(lanePrefix)],
+    );
+    for (const r of rows) {
+      const slot = depth.find((d) => d.priority === r.priority);
+      if (slot)
+        Object.assign(slot, { total: r.total, totalDue: r.total_due, tenant: r.tenant, tenantDue: r.tenant_due });
+    }
+  } catch (err) {
+    // No engine has started yet, so pg-boss has not created its schema: nothing is queued.
+    const code = (err as { code?: unknown }).code;
+    if (code !== '42P01' && code !== '3F000') throw err;
+  }
   return depth;
 }

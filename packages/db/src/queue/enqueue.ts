@@ -1,8 +1,11 @@
-// Puts runs on their tenant's queue inside the caller's transaction (the run row and its
-// message commit together or not at all), and tells workers when each queue next has work.
+// Puts runs on their queue (see names.ts: by tenant, lane and priority, or pull queue name)
+// inside the caller's transaction (the run row and its message commit together or not at all),
+// and tells workers when each queue next has work. Callers route each run by its job's target
+// kind (routeOf in @belfry/handlers/schemas).
 import type { QueueClient } from './client';
 import { ensureQueues } from './client';
-import { queueName, WAKE_CHANNEL, type Priority } from './names';
+import type { QueueRoute } from '@belfry/core';
+import { queueName, WAKE_CHANNEL } from './names';
 
 /** Anything that runs SQL on the caller's transaction (a pg client inside BEGIN, a Prisma tx). */
 export interface SqlExecutor {
@@ -18,8 +21,8 @@ export interface RunMessage {
 
 export interface EnqueueItem {
   runId: string;
-  tenantId: string;
-  priority: Priority;
+  /** which queue: the run's tenant, its target kind's lane, and its priority or pull queue */
+  route: QueueRoute;
   scheduledTime: Date;
   /** when the run may start; default scheduledTime */
   startAfter?: Date;
@@ -36,7 +39,7 @@ export async function enqueueRuns(boss: QueueClient, executor: SqlExecutor, item
   if (!items.length) return;
   const byQueue = new Map<string, EnqueueItem[]>();
   for (const item of items) {
-    const name = queueName(item.tenantId, item.priority);
+    const name = queueName(item.route);
     const list = byQueue.get(name);
     if (list) list.push(item);
     else byQueue.set(name, [item]);

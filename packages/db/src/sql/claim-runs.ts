@@ -2,6 +2,7 @@
 // running under this worker's lease, attempt + 1, with an attempt row opened; overlap-skip
 // jobs whose previous run is still running are recorded as skipped instead. Runs in any
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
+import type { Priority, RunTrigger } from '@belfry/core';
 import type { Queryable } from './types';
 
 export interface ClaimedRun {
@@ -10,8 +11,8 @@ export interface ClaimedRun {
   tenant_id: string;
   job_id: string;
   attempt: number;
-  trigger: 'schedule' | 'manual' | 'replay';
-  priority: 'high' | 'normal' | 'low';
+  trigger: RunTrigger;
+  priority: Priority;
   next_attempt_at: Date | null;
   target: { type: string; [key: string]: unknown };
   payload: unknown;

@@ -2,6 +2,7 @@
 // holds the run (same attempt, same worker, status running, lease not expired). A worker
 // whose lease expired — the reaper has moved the run on — gets nothing back and must not
 // act on the outcome.
+import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import type { Queryable } from './types';
 
 export interface AttemptOutcome {
@@ -9,9 +10,9 @@ export interface AttemptOutcome {
   scheduledTime: Date;
   attempt: number;
   /** the run's new status */
-  runStatus: 'succeeded' | 'failed' | 'dead' | 'cancelled' | 'pending';
+  runStatus: Extract<RunStatus, 'succeeded' | 'failed' | 'dead' | 'cancelled' | 'pending'>;
   /** the attempt row's status */
-  attemptStatus: 'succeeded' | 'failed' | 'cancelled';
+  attemptStatus: Exclude<AttemptStatus, 'running'>;
   nextAttemptAt: Date | null;
   httpStatus: number | null;
   durationMs: number;
@@ -24,7 +25,7 @@ export interface CompletedRun {
   id: string;
   tenant_id: string;
   job_id: string;
-  priority: 'high' | 'normal' | 'low';
+  priority: Priority;
   scheduled_time: Date;
   status: AttemptOutcome['runStatus'];
 }

@@ -1,6 +1,7 @@
 // Materializes scheduled occurrences. The partial unique index on (job_id, scheduled_time)
 // for trigger 'schedule' makes this idempotent: an occurrence that already has a run is
 // skipped, and only the rows actually inserted come back (to be enqueued).
+import type { Priority, SkipReason } from '@belfry/core';
 import type { Queryable } from './types';
 
 export interface NewScheduledRun {
@@ -9,8 +10,8 @@ export interface NewScheduledRun {
   jobId: string;
   scheduledTime: Date;
   status: 'pending' | 'skipped';
-  skipReason: 'misfire' | 'overlap' | null;
-  priority: string;
+  skipReason: SkipReason | null;
+  priority: Priority;
 }
 
 export interface InsertedRun {
@@ -19,7 +20,7 @@ export interface InsertedRun {
   job_id: string;
   scheduled_time: Date;
   status: 'pending' | 'skipped';
-  priority: 'high' | 'normal' | 'low';
+  priority: Priority;
 }
 
 export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]): Promise<InsertedRun[]> {

@@ -7,6 +7,7 @@
 // scan over all partitions would read and sort every due row of them (a 100K herd meant
 // sorting ~50K rows per 1,000-row batch). It also makes every partition progress at the same
 // pace through a herd.
+import type { MisfirePolicy, OverlapPolicy, Priority } from '@belfry/core';
 import type { ScheduleColumns } from '../schedule-spec';
 import type { Queryable } from './types';
 
@@ -15,9 +16,12 @@ export interface DueEntry extends ScheduleColumns {
   tenant_id: string;
   partition: number;
   next_run_at: Date;
-  priority: 'high' | 'normal' | 'low';
-  misfire_policy: 'run_once' | 'catch_up' | 'skip';
-  overlap_policy: 'allow' | 'skip';
+  priority: Priority;
+  misfire_policy: MisfirePolicy;
+  overlap_policy: OverlapPolicy;
+  /** the target's routing fields (its kind, and a pull target's queue): where its runs are queued */
+  target_type: string;
+  target_queue: string | null;
   db_now: Date;
 }
 
@@ -38,7 +42,8 @@ export async function selectDueEntries(
   const { rows } = await tx.query<DueEntry>(
     `SELECT se.job_id, se.tenant_id, se.partition, se.next_run_at,
             j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds, j.anchor_at,
-            j.priority, j.misfire_policy, j.overlap_policy, now() AS db_now
+            j.priority, j.misfire_policy, j.overlap_policy, j.target->>'type' AS target_type,
+            j.target->>'queue' AS target_queue, now() AS db_now
      FROM unnest($1::int[]) AS p(partition)
      CROSS JOIN LATERAL (
        SELECT s.job_id, s.tenant_id, s.partition, s.next_run_at

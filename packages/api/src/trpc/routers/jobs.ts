@@ -6,7 +6,7 @@ import { JobsTableInput, jobsTable } from '../../dashboard/jobs';
 import { jobTimeline, TimelineInput } from '../../dashboard/timeline';
 import { JobIdInput } from '../../schemas/common';
 import { JobCreateInput, JobPatchInput } from '../../schemas/job-input';
-import { RUN_STATUSES } from '../../schemas/resources';
+import { RUN_STATUSES } from '@belfry/core';
 import { deleteJob, patchJob, pauseJob, resumeJob } from '../../services/job-changes';
 import { createJob, getJob } from '../../services/jobs';
 import { listJobRuns, triggerJob } from '../../services/runs';

@@ -1,6 +1,7 @@
 'use client';
 // One run: when it was due and started, how it ended, and every attempt (attempt-card.tsx).
 // Cancel while unfinished; replay once finished.
+import { isFinishedRunStatus } from '@belfry/core/vocabulary';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
@@ -8,7 +9,7 @@ import { Button } from '@/components/button';
 import { Card, PageHeader } from '@/components/card';
 import { ErrorState, Notice } from '@/components/empty';
 import { Loading } from '@/components/spinner';
-import { RUN_STATUS_HELP, type RunStatus, RunStatusBadge } from '@/components/status';
+import { RUN_STATUS_HELP, RunStatusBadge } from '@/components/status';
 import { useToast } from '@/components/toast';
 import { errorCode, errorMessage } from '../../../_lib/errors';
 import { useNow } from '../../../_lib/time';
@@ -16,8 +17,6 @@ import { useTRPC } from '../../../_lib/trpc';
 import { useCan } from '../../../_lib/workspace';
 import { AttemptCard } from './attempt-card';
 import { RunSummary } from './run-summary';
-
-const FINISHED: RunStatus[] = ['succeeded', 'dead', 'cancelled', 'skipped'];
 
 export function RunDetail({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -29,7 +28,7 @@ export function RunDetail({ id }: { id: string }) {
   const detail = useQuery({
     ...trpc.runs.get.queryOptions({ id }),
     // Poll while something can still happen to the run.
-    refetchInterval: (q) => (q.state.data && FINISHED.includes(q.state.data.run.status) ? 10_000 : 2_000),
+    refetchInterval: (q) => (q.state.data && isFinishedRunStatus(q.state.data.run.status) ? 10_000 : 2_000),
   });
   const onError = (err: unknown) => toast(errorMessage(err), 'error');
   const cancel = useMutation(
@@ -60,7 +59,7 @@ export function RunDetail({ id }: { id: string }) {
     );
   }
   const { run, job, attempts, replays, lastError } = detail.data;
-  const finished = FINISHED.includes(run.status);
+  const finished = isFinishedRunStatus(run.status);
 
   return (
     <>

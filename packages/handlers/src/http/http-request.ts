@@ -3,10 +3,10 @@
 // the bytes sent, and the redacted copy of the headers that is stored with the run.
 // Pure: the HTTP handler does the sending.
 import { webhookSignatureHeader } from '@belfry/core';
-import type { HandlerContext } from './types';
+import type { HandlerContext } from '../types';
+import type { HttpMethod } from './schema';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
-export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+export { HTTP_METHODS, type HttpMethod } from './schema';
 
 export const DEFAULT_USER_AGENT = 'Belfry-Webhooks/1.0';
 

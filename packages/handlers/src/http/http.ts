@@ -5,8 +5,8 @@
 // record and feed to the retry policy.
 import { Agent, type Dispatcher } from 'undici';
 import { isRetryable, parseRetryAfter, type FailureKind } from '@belfry/core';
-import type { Handler, HandlerContext, HandlerOutcome } from './types';
-import { checkTarget, createGuardedConnector, InvalidTargetError, type Resolver } from './ssrf-guard';
+import type { Handler, HandlerContext, HandlerOutcome } from '../types';
+import { checkTarget, createGuardedConnector, InvalidTargetError, type Resolver } from '../guard/ssrf-guard';
 import {
   buildHeaders,
   DEFAULT_USER_AGENT,

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningSecret, isRetryable } from '@belfry/core';
 import { HttpHandler, type HttpTarget } from './http';
-import { makeContext, SECRET, startServer, type Respond, type TestServer } from './testing';
+import { makeContext, SECRET, startServer, type Respond, type TestServer } from '../testing';
 
 let handler: HttpHandler;
 let server: TestServer;

@@ -1,5 +1,5 @@
-// The handler interface: how a run's target is executed. HTTP is the first; a queue-message
-// or container-task handler is a new file implementing Handler and one line in registry.ts.
+// The handler interface: how a run's target is executed. Each kind's folder implements it
+// (http/http.ts is the first); registry.ts makes one per kind.
 import type { FailureKind } from '@belfry/core';
 
 export interface HandlerContext {

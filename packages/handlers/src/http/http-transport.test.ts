@@ -4,8 +4,8 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpHandler, type HttpTarget } from './http';
+import { closedPort, makeContext, startServer, type TestServer } from '../testing';
 import type { TenantAgents } from './tenant-agents';
-import { closedPort, makeContext, startServer, type TestServer } from './testing';
 
 const post = (url: string): HttpTarget => ({ type: 'http', url, method: 'POST' });
 

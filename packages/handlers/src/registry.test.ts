@@ -1,7 +1,7 @@
 // The handler registry: lookup by target type, duplicate detection, and closing every
 // handler even when one of them fails to close.
 import { describe, expect, it, vi } from 'vitest';
-import { HttpHandler } from './http';
+import { HttpHandler } from './http/http';
 import { createHandlerRegistry, defaultHandlers } from './registry';
 import type { Handler } from './types';
 

@@ -1,0 +1,64 @@
+// Fetch-and-claim for one queue, in ONE transaction: up to `room` due messages are fetched,
+// overlap-skip runs whose previous run still runs are recorded skipped, the rest are claimed
+// under this worker's lease, and the messages are deleted — so a crash at any point leaves
+// either the messages (rolled back to queued) or the leased runs (for the reaper), never neither.
+import {
+  claimRuns,
+  type ClaimedRun,
+  pgExecutor,
+  type QueueClient,
+  type RunMessage,
+  skipOverlappingRuns,
+  withTransaction,
+} from '@belfry/db';
+import type pg from 'pg';
+
+export interface ClaimDeps {
+  pool: pg.Pool;
+  boss: QueueClient;
+  workerId: string;
+  runLeaseMs: number;
+}
+
+export interface ClaimResult {
+  /** messages taken off the queue (fewer than asked: the queue is drained for now) */
+  fetched: number;
+  claimed: ClaimedRun[];
+  /** runs recorded as skipped (overlap) instead */
+  skipped: number;
+}
+
+export async function claimFromQueue(deps: ClaimDeps, queue: string, room: number): Promise<ClaimResult> {
+  const result: ClaimResult = { fetched: 0, claimed: [], skipped: 0 };
+  await withTransaction(
+    deps.pool,
+    async (client) => {
+      const db = pgExecutor(client);
+      const jobs = await deps.boss.fetch<RunMessage>(queue, { batchSize: room, db });
+      result.fetched = jobs.length;
+      if (!jobs.length) return;
+      const ids = jobs.map((j) => j.data.runId);
+      const times = jobs.map((j) => new Date(j.data.scheduledTime));
+      // Only scheduled runs of overlap-skip jobs can be skipped; most batches have none.
+      const checked = jobs.filter((j) => j.data.overlap);
+      if (checked.length) {
+        const skipped = await skipOverlappingRuns(
+          client,
+          checked.map((j) => j.data.runId),
+          checked.map((j) => new Date(j.data.scheduledTime)),
+        );
+        result.skipped = skipped.length;
+      }
+      result.claimed = await claimRuns(client, deps.workerId, deps.runLeaseMs, ids, times);
+      // Deleted rather than completed: the run row is the history, and a delete writes no new
+      // row version (nor index entries) and leaves pg-boss nothing to clean up.
+      await deps.boss.deleteJob(
+        queue,
+        jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+        { db },
+      );
+    },
+    { maxTries: 1 },
+  );
+  return result;
+}

@@ -1,0 +1,82 @@
+// Executes one claimed attempt: waits for its scheduled time (runs are claimed a little early;
+// a target is never called before its time), then hands the target to its kind's handler. A
+// run whose kind belongs to another lane than the one it was fetched from (its job's target
+// changed kind after the run was queued) is not executed but released to its own lane, so each
+// lane's slots run only that lane's kinds. Never throws.
+import type { WorkerLane } from '@belfry/core';
+import type { ClaimedRun } from '@belfry/db';
+import { type HandlerOutcome, type HandlerRegistry, laneOf } from '@belfry/handlers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DbClock } from '../db-clock';
+import type { StopReason } from './outcome';
+import type { SigningSecrets } from './secrets';
+
+/** One attempt in flight on this node. */
+export interface Execution {
+  run: ClaimedRun;
+  lane: WorkerLane;
+  abort: AbortController;
+  /** set when this worker stopped the attempt itself */
+  reason: StopReason | null;
+  /** the handler returned; its outcome is being recorded (no more heartbeats needed) */
+  finished: boolean;
+  done: Promise<void>;
+}
+
+export interface ExecuteDeps {
+  handlers: HandlerRegistry;
+  secrets: SigningSecrets;
+  clock: DbClock;
+  /** told how late an attempt starts (ms after it was due) */
+  onStart?: (lagMs: number) => void;
+}
+
+const notRun = (failure: 'connection' | 'invalid', error: string): HandlerOutcome => ({
+  ok: false,
+  failure,
+  error,
+  durationMs: 0,
+});
+
+export async function executeAttempt(deps: ExecuteDeps, execution: Execution): Promise<HandlerOutcome> {
+  const { run } = execution;
+  const lane = laneOf(run.target.type);
+  if (lane !== execution.lane) {
+    execution.reason = 'rerouted';
+    return notRun('connection', `rerouted: the target is now ${run.target.type}, which runs in the ${lane} lane`);
+  }
+  const started = await untilDue(deps.clock, run.scheduled_time.getTime(), execution.abort.signal);
+  const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
+  deps.onStart?.(deps.clock.now() - due.getTime());
+  if (!started) return notRun('connection', 'not started: stopped before it was due');
+  const handler = deps.handlers.get(run.target.type);
+  if (!handler) return notRun('invalid', `no handler for target type '${run.target.type}'`);
+  try {
+    return await handler.execute(run.target, run.payload, {
+      runId: run.id,
+      jobId: run.job_id,
+      tenantId: run.tenant_id,
+      attempt: run.attempt,
+      scheduledTime: run.scheduled_time,
+      timeoutMs: run.timeout_seconds * 1000,
+      signal: execution.abort.signal,
+      signingSecrets: await deps.secrets.get(run.tenant_id),
+      now: () => new Date(deps.clock.now()),
+    });
+  } catch (err) {
+    // Handlers never throw by contract; a bug in one is a failed attempt, not a lost run.
+    return notRun('connection', `internal error: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/** Waits until `at` (database clock, with its uncertainty); false if aborted first. */
+async function untilDue(clock: DbClock, at: number, signal: AbortSignal): Promise<boolean> {
+  const wait = at - clock.now() + clock.uncertainty + 1;
+  if (wait <= 0 || signal.aborted) return !signal.aborted;
+  try {
+    await sleep(wait, undefined, { signal });
+    return true;
+  } catch {
+    return false; // aborted
+  }
+}

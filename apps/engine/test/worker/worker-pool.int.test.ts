@@ -1,0 +1,157 @@
+// The worker pool in-process, on real PostgreSQL, pg-boss and LISTEN/NOTIFY, delivering to a
+// loopback target: it fetches only the lanes it serves, each within its own slot limit (read
+// each time, so a lane can open and close), and a run that arrives in a lane its kind does not
+// belong to is released and re-queued where its kind routes it — then delivered there.
+import { type QueueClient, queuedMessages } from '@belfry/db';
+import { createHandlerRegistry, defaultHandlers, type HandlerRegistry } from '@belfry/handlers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  insertJob,
+  insertTenant,
+  type Sink,
+  startSink,
+  TEST_ENCRYPTION_KEY,
+  waitForRows,
+} from '../../../../test/fixtures';
+import { DbClock } from '../../src/db-clock';
+import { createLogger } from '../../src/logger';
+import { SigningSecrets } from '../../src/worker/secrets';
+import { TenantLimits } from '../../src/worker/tenant-limits';
+import { Wakeups } from '../../src/worker/wakeups';
+import { WorkerPool } from '../../src/worker/worker-pool';
+import { queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
+
+const log = createLogger('silent', {});
+
+describe('WorkerPool', () => {
+  let db: QueueTestDatabase;
+  let boss: QueueClient;
+  let sink: Sink;
+  let handlers: HandlerRegistry;
+  let clock: DbClock;
+  let wakeups: Wakeups;
+  let workers: WorkerPool;
+  let tenantId: string;
+  let jobId: string;
+  let containerSlots = 0;
+
+  beforeAll(async () => {
+    db = await createQueueTestDatabase(4);
+    boss = db.boss;
+    sink = await startSink();
+    handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: true }));
+    clock = new DbClock(db.pool);
+    await clock.sync();
+    const limits = new TenantLimits(db.pool, 50);
+    await limits.refresh();
+    wakeups = new Wakeups(db.pool, clock, { url: db.url, discoveryMs: 300, lanes: ['push', 'container'] }, log);
+    workers = new WorkerPool({
+      pool: db.pool,
+      boss,
+      handlers,
+      secrets: new SigningSecrets(db.pool, TEST_ENCRYPTION_KEY),
+      limits,
+      wakeups,
+      clock,
+      config: {
+        workerId: 'pool-test',
+        lanes: [
+          { lane: 'push', slots: () => 10 },
+          { lane: 'container', slots: () => containerSlots },
+        ],
+        batchSize: 50,
+        runLeaseMs: 30_000,
+        heartbeatMs: 10_000,
+        shutdownGraceMs: 5_000,
+      },
+      log,
+    });
+    workers.start();
+    await wakeups.start();
+    tenantId = (await insertTenant(db.pool)).id;
+    jobId = (
+      await insertJob(db.pool, tenantId, {
+        schedule: { type: 'once', runAt: new Date(Date.now() + 3_600_000) },
+        url: sink.url,
+        partitions: db.partitions,
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    await wakeups?.stop();
+    await workers?.stop();
+    await handlers?.close();
+    await sink?.close();
+    await db?.destroy();
+  });
+
+  let offset = 0;
+  const due = () => [new Date(Math.floor(clock.now() / 1000) * 1000 - 60_000 + offset++)];
+  const runRow = (id: string) =>
+    db.pool.query<{ status: string; attempt: number }>('SELECT status, attempt FROM runs WHERE id = $1', [id]);
+
+  it('delivers the runs of the push lane', async () => {
+    const runs = await queueRuns(db.pool, boss, { tenantId, jobId, times: [...due(), ...due(), ...due()] });
+    await waitForRows(
+      db.pool,
+      `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
+      [runs.map((r) => r.id)],
+      (rows) => rows.length === 3,
+    );
+    const delivered = sink.deliveries.map((d) => d.headers['webhook-id']);
+    for (const r of runs) expect(delivered).toContain(r.id);
+    expect(workers.inFlight).toBe(0);
+  });
+
+  it('takes nothing from a lane whose slots are closed, and opens it when they open', async () => {
+    // An http run that ended up in the container lane (as if its job had been a container job).
+    const [stray] = await queueRuns(db.pool, boss, {
+      tenantId,
+      jobId,
+      times: due(),
+      route: { lane: 'container', tenantId, priority: 'normal' },
+    });
+    // A push run queued after it is delivered while the container lane has no slots...
+    const [later] = await queueRuns(db.pool, boss, { tenantId, jobId, times: due() });
+    await waitForRows(
+      db.pool,
+      `SELECT 1 FROM runs WHERE id = $1 AND status = 'succeeded'`,
+      [later!.id],
+      (r) => r.length === 1,
+    );
+    // ...and the container lane's run is still waiting, untouched, after its queue was found ready
+    // (the pool hears of it first: it subscribed before this test did).
+    const containerQueue = `c.${tenantId}.normal`;
+    await new Promise<void>((resolve) => {
+      const heard = (queues: string[]) => {
+        if (!queues.includes(containerQueue)) return;
+        wakeups.off('ready', heard);
+        resolve();
+      };
+      wakeups.on('ready', heard);
+    });
+    expect((await runRow(stray!.id)).rows).toEqual([{ status: 'pending', attempt: 0 }]);
+    expect((await queuedMessages(db.pool, { runIds: [stray!.id], waitingOnly: true })).map((m) => m.name)).toEqual([
+      containerQueue,
+    ]);
+
+    // One container slot: the run is fetched through it, found to be an http run, released to the
+    // push lane and delivered there on its next attempt.
+    containerSlots = 1;
+    await waitForRows(
+      db.pool,
+      `SELECT 1 FROM runs WHERE id = $1 AND status = 'succeeded'`,
+      [stray!.id],
+      (r) => r.length === 1,
+    );
+    const attempts = await db.pool.query(
+      'SELECT attempt, status, error FROM run_attempts WHERE run_id = $1 ORDER BY attempt',
+      [stray!.id],
+    );
+    expect(attempts.rows).toEqual([
+      { attempt: 1, status: 'cancelled', error: 'rerouted: the target is now http, which runs in the push lane' },
+      { attempt: 2, status: 'succeeded', error: null },
+    ]);
+    expect(sink.deliveries.filter((d) => d.headers['webhook-id'] === stray!.id)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,7 @@
+// The runtime entry (engine): handlers by target kind, the handler interface, and the guard
+// every outbound connection opens through. The schema half is re-exported for convenience.
+export * from './schemas';
+export * from './types';
+export * from './registry';
+export * from './guard/ssrf-guard';
+export { HttpHandler, type HttpHandlerOptions, type HttpTarget } from './http/http';
