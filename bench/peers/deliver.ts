@@ -9,7 +9,7 @@ import type { Deliver } from './types';
 export function sinkDeliverer(sinkUrl: string, connections: number): { deliver: Deliver; close(): Promise<void> } {
   const agent = new Agent({
     connections,
-    // The same socket settings as Belfry's HTTP handler (apps/engine/src/handlers/http.ts).
+    // The same socket settings as Belfry's HTTP handler (packages/handlers/src/http/http.ts).
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 30_000,
     pipelining: 1,
