@@ -1,10 +1,15 @@
-// `npm run bench [-- --quick] [-- --only herd,steady,...]`: Belfry's benchmark suite. Prints a
-// table, writes bench/results/latest.json and one SVG chart per latency scenario.
+// `npm run bench [-- --quick] [-- --only=herd,steady,peers,...]`: Belfry's benchmark suite. Prints a
+// table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
+// development runs: --herd=N, --steady-rate=N, --steady-seconds=N; for the peers (bench/peers):
+// --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
+// --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot } from '@belfry/db';
+import { parseArgs } from './lib/args';
+import { runInterruptCleanUps } from './lib/cleanup';
 import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
 import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
@@ -13,24 +18,18 @@ import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
+import { PEER_NAMES } from './peers/index';
+import { comparePeers, peerRows, runPeers, type PeerResult } from './peers/report';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const onlyArg = args.find((a) => a.startsWith('--only='))?.slice(7);
-const only = onlyArg ? new Set(onlyArg.split(',')) : null;
-const want = (name: string) => !only || only.has(name);
-const steadyRate = Number(args.find((a) => a.startsWith('--steady-rate='))?.slice(14) ?? 1000);
-
-const P = quick
-  ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
-  : {
-      herd: 100_000,
-      steadySeconds: 300,
-      scale: [1_000_000, 10_000_000],
-      fairBig: 50_000,
-      fairSmall: 100,
-      fairHang: 500,
-    };
+const { quick, want, wantPeer, P, peerWorkloads, peerSettings } = (() => {
+  try {
+    return parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+})();
+const steadyRate = P.steadyRate;
 
 const root = findRepoRoot();
 const outDir = join(root, 'bench/results');
@@ -135,6 +134,22 @@ async function main() {
     results.fairnessHang = fairnessSummary(fairHang);
   }
 
+  let peers: PeerResult[] = [];
+  const peerNames = PEER_NAMES.filter(wantPeer);
+  if (peerNames.length) {
+    // After Belfry's own scenarios: the same workloads on the same machine, sink and server.
+    peers = await runPeers(peerNames, {
+      herd: P.herd,
+      steadyRate,
+      steadySeconds: P.steadySeconds,
+      workers: 2, // as Belfry's two engine nodes
+      workloads: peerWorkloads,
+      overrides: peerSettings,
+    });
+  }
+  const comparisons = comparePeers({ herd, steady }, peers);
+  if (peers.length) results.peers = { runs: peers, belfryVsPeers: comparisons };
+
   if (serverVersion() === '?') {
     const probe = await benchDatabase(16);
     await probe.drop();
@@ -193,6 +208,7 @@ async function main() {
       `${fmt(steady.lagAfterWarmup.p50)} / ${fmt(steady.lagAfterWarmup.p99)}`,
       '',
     ]);
+    rows.push(['steady', 'duplicates / missing', `${steady.duplicates} / ${steady.missing}`, '0 / 0']);
     const t = steady.trend;
     rows.push(['steady', 'p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift']);
   }
@@ -243,6 +259,7 @@ async function main() {
       '',
     ]);
   }
+  rows.push(...peerRows(peers, comparisons));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   process.stdout.write(
@@ -251,12 +268,24 @@ async function main() {
   process.stdout.write(`${line(rows[0] ?? [])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
   process.stdout.write(`\nwritten: bench/results/latest.json and bench/results/*.svg\n`);
+  const failed = peers.filter((p) => p.error);
+  if (failed.length) throw new Error(`peer scenarios failed: ${failed.map((p) => `${p.peer}: ${p.error}`).join('; ')}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void runInterruptCleanUps()
+      .then(() => releaseServer())
+      .finally(() => process.exit(130));
+  });
 }
 
 main().then(
   () => process.exit(0),
   async (err) => {
     process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await runInterruptCleanUps();
     await releaseServer().catch(() => {});
     process.exit(1);
   },

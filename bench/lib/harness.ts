@@ -1,79 +1,24 @@
-// Bench plumbing: a fresh database on the configured server (embedded unless DATABASE_URL),
-// the webhook sink and the engine nodes as separate processes, as in production.
+// Bench plumbing: a fresh database on the configured server (./database), the webhook sink
+// and the engine nodes as separate processes, as in production.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import pg from 'pg';
-import {
-  createPool,
-  findRepoRoot,
-  migrate,
-  readDbEnv,
-  resolveDatabase,
-  withDatabase,
-  type DatabaseTarget,
-} from '@belfry/db';
-import { PgBoss } from 'pg-boss';
+import type pg from 'pg';
+import { findRepoRoot } from '@belfry/db';
 import type { SinkRecord } from './sink';
 
+export {
+  benchDatabase,
+  type BenchDb,
+  createDatabase,
+  type EmptyDatabase,
+  releaseServer,
+  serverVersion,
+} from './database';
+
 const root = findRepoRoot();
-const nodeBin = join(root, 'node_modules/.bin/node');
-
-export interface BenchDb {
-  url: string;
-  name: string;
-  pool: pg.Pool;
-  serverVersion: string;
-  drop(): Promise<void>;
-}
-
-let server: DatabaseTarget | undefined;
-/** the PostgreSQL version of the last database created, for the report */
-let lastServerVersion = '?';
-export const serverVersion = (): string => lastServerVersion;
-
-export async function benchDatabase(partitions = 1024): Promise<BenchDb> {
-  server ??= await resolveDatabase(readDbEnv());
-  const adminUrl = withDatabase(server.url, 'postgres');
-  const name = `belfry_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const version = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
-  lastServerVersion = version;
-  await admin.end();
-  const url = withDatabase(server.url, name);
-  await migrate(url, { partitions });
-  const boss = new PgBoss({
-    connectionString: url,
-    supervise: false,
-    schedule: false,
-    registerInstance: false,
-    max: 2,
-  });
-  boss.on('error', () => {});
-  await boss.start();
-  await boss.stop({ graceful: false });
-  const pool = createPool(url, { max: 10, name: 'belfry-bench' });
-  return {
-    url,
-    name,
-    pool,
-    serverVersion: version,
-    async drop() {
-      await pool.end();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
-export async function releaseServer(): Promise<void> {
-  await server?.release();
-  server = undefined;
-}
+/** Node 22 from the npm package, whatever the system has (see DEPENDENCIES.md) */
+export const nodeBin = join(root, 'node_modules/.bin/node');
 
 export interface Sink {
   url: string;
@@ -85,7 +30,7 @@ export interface Sink {
 export async function startSink(): Promise<Sink> {
   const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'bench/lib/sink-process.ts')], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const records: SinkRecord[] = [];
   let port = 0;

@@ -3,6 +3,7 @@
 // lag distribution, and checks there are no duplicate and no missing occurrences.
 import { newId } from '@belfry/core';
 import { benchDatabase, insertOneOffJobs, insertTenants, startEngines, startSink } from '../lib/harness';
+import { herdFigures } from '../lib/figures';
 import { summarize, type Summary } from '../lib/stats';
 
 export interface HerdOptions {
@@ -30,6 +31,7 @@ export interface HerdResult {
   lagByTenant: Record<string, Summary>;
   duplicates: number;
   missing: number;
+  deliveries: number;
   points: { t: number; lag: number }[];
   lags: number[];
 }
@@ -115,20 +117,12 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     }
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates, if any, would arrive now
 
-    const first = sink.records.filter((r) => r.attempt === 1);
-    const judged = sink.records.filter((r) => !hung.has(r.jobId));
-    const lags = first.map((r) => r.at - r.scheduled);
-    const byOccurrence = new Map<string, Set<string>>();
-    for (const r of judged) {
-      const key = `${r.jobId}@${r.scheduled}`;
-      const set = byOccurrence.get(key) ?? new Set();
-      set.add(r.runId);
-      byOccurrence.set(key, set);
-    }
-    const duplicates = [...byOccurrence.values()].filter((s) => s.size > 1).length;
-    const missing = expected - byOccurrence.size;
-    const lastAt = Math.max(...first.map((r) => r.at));
-    const firstAt = Math.min(...first.map((r) => r.at));
+    const figures = herdFigures(sink.records, {
+      due: due.getTime(),
+      expected,
+      judged: (r) => !hung.has(r.jobId),
+    });
+    const { first } = figures;
 
     const jobTenant = new Map<string, string>();
     const { rows: jt } = await db.pool.query<{ id: string; tenant_id: string }>('SELECT id, tenant_id FROM jobs');
@@ -155,17 +149,15 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       },
       materializedAtDue,
       materializedAllMs: materializedAt === null ? null : materializedAt - due.getTime(),
-      deliveredAllMs: first.length ? lastAt - due.getTime() : null,
-      deliveriesPerSecond:
-        first.length > 1
-          ? Math.round((first.length / Math.max(1, lastAt - Math.min(firstAt, due.getTime()))) * 1000)
-          : null,
-      lag: summarize(lags),
+      deliveredAllMs: figures.deliveredAllMs,
+      deliveriesPerSecond: figures.deliveriesPerSecond,
+      lag: figures.lag,
       lagByTenant,
-      duplicates,
-      missing,
-      points: first.map((r) => ({ t: (r.at - due.getTime()) / 1000, lag: r.at - r.scheduled })),
-      lags,
+      duplicates: figures.duplicates,
+      missing: figures.missing,
+      deliveries: figures.deliveries,
+      points: figures.points,
+      lags: figures.lags,
     };
   } finally {
     await engines.stop();

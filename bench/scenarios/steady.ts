@@ -3,19 +3,10 @@
 // distribution and its trend over time (does it drift?).
 import { newId, partitionOf } from '@belfry/core';
 import { benchDatabase, insertTenants, startEngines, startSink } from '../lib/harness';
-import { summarize, trend, type Summary } from '../lib/stats';
+import { steadyFigures, type SteadyFigures } from '../lib/figures';
 
-export interface SteadyResult {
+export interface SteadyResult extends SteadyFigures {
   parameters: Record<string, unknown>;
-  lag: Summary;
-  lagAfterWarmup: Summary;
-  trend: ReturnType<typeof trend>;
-  /** the first 10 s, second by second */
-  warmup: ReturnType<typeof trend>;
-  delivered: number;
-  expected: number;
-  points: { t: number; lag: number }[];
-  lags: number[];
 }
 
 export async function runSteady(o: {
@@ -64,8 +55,6 @@ export async function runSteady(o: {
     );
     const end = start + o.seconds * 1000;
     while (Date.now() < end + 3_000) await new Promise((r) => setTimeout(r, 250));
-    const inWindow = sink.records.filter((r) => r.attempt === 1 && r.scheduled >= start && r.scheduled < end);
-    const lags = inWindow.map((r) => r.at - r.scheduled);
     return {
       parameters: {
         perSecond: o.perSecond,
@@ -74,26 +63,7 @@ export async function runSteady(o: {
         tenants: o.tenants,
         mix: '50% interval 1 s, 50% cron "* * * * * *"',
       },
-      lag: summarize(lags),
-      // The first 10 s include the engines' warm-up (JIT, connection pools, the sink's
-      // connections): reported apart, never instead of the whole.
-      lagAfterWarmup: summarize(inWindow.filter((r) => r.scheduled >= start + 10_000).map((r) => r.at - r.scheduled)),
-      trend: trend(
-        inWindow.map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
-        start,
-        10_000,
-      ),
-      warmup: trend(
-        inWindow
-          .filter((r) => r.scheduled < start + 10_000)
-          .map((r) => ({ at: r.scheduled, value: r.at - r.scheduled })),
-        start,
-        1_000,
-      ),
-      delivered: inWindow.length,
-      expected: o.perSecond * o.seconds,
-      points: inWindow.map((r) => ({ t: (r.scheduled - start) / 1000, lag: r.at - r.scheduled })),
-      lags,
+      ...steadyFigures(sink.records, { start, seconds: o.seconds, perSecond: o.perSecond }),
     };
   } finally {
     await engines.stop();

@@ -1,0 +1,66 @@
+// The bench's command line: which scenarios, at which scale (quick or full, with overrides for
+// development runs), and the peers' options. Bad values stop the bench before anything runs.
+export interface BenchArgs {
+  quick: boolean;
+  want(scenario: string): boolean;
+  wantPeer(peer: string): boolean;
+  P: {
+    herd: number;
+    steadySeconds: number;
+    steadyRate: number;
+    scale: number[];
+    fairBig: number;
+    fairSmall: number;
+    fairHang: number;
+  };
+  peerWorkloads: Set<string>;
+  /** --peer-settings JSON, checked against each peer's settings when it runs */
+  peerSettings: unknown;
+}
+
+export function parseArgs(args: string[]): BenchArgs {
+  const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const numberArg = (name: string, fallback: number) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${raw}`);
+    return n;
+  };
+  const quick = args.includes('--quick');
+  const onlyArg = value('only');
+  const only = onlyArg ? new Set(onlyArg.split(',')) : null;
+  const peerWorkloads = new Set((value('peer-workloads') ?? 'herd,steady').split(','));
+  for (const w of peerWorkloads)
+    if (w !== 'herd' && w !== 'steady') throw new Error(`--peer-workloads: unknown workload "${w}" (herd, steady)`);
+  const settingsArg = value('peer-settings');
+  let peerSettings: unknown;
+  try {
+    peerSettings = settingsArg ? JSON.parse(settingsArg) : undefined;
+  } catch (err) {
+    throw new Error(`--peer-settings is not JSON: ${(err as Error).message}`);
+  }
+  const base = quick
+    ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
+    : {
+        herd: 100_000,
+        steadySeconds: 300,
+        scale: [1_000_000, 10_000_000],
+        fairBig: 50_000,
+        fairSmall: 100,
+        fairHang: 500,
+      };
+  return {
+    quick,
+    want: (name) => !only || only.has(name),
+    wantPeer: (name) => !only || only.has('peers') || only.has(`peer-${name}`),
+    P: {
+      ...base,
+      herd: numberArg('herd', base.herd),
+      steadySeconds: numberArg('steady-seconds', base.steadySeconds),
+      steadyRate: numberArg('steady-rate', 1000),
+    },
+    peerWorkloads,
+    peerSettings,
+  };
+}
