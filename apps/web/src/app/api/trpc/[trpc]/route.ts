@@ -1,8 +1,8 @@
 // The dashboard's tRPC endpoint. Builds the request context from next-auth's JWT (the user)
 // and the tenant cookie (their pick, verified against memberships by the router), refuses
-// cross-site writes, and logs failures once: expected ones at warn, ours at error.
-import { appRouter, createDashboardContext, publicMessage } from '@belfry/api';
-import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+// cross-site writes, and logs failures once: expected ones at warn, ours at error. Body and
+// batch caps live in @belfry/api's handleTrpcRequest.
+import { createDashboardContext, handleTrpcRequest, publicMessage } from '@belfry/api';
 import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
 import { authSecret } from '@/app/_lib/auth';
@@ -29,11 +29,9 @@ async function handler(req: NextRequest): Promise<Response> {
     return Response.json({ error: 'cross-site requests are not accepted' }, { status: 403 });
   }
   const secure = req.nextUrl.protocol === 'https:';
-  return fetchRequestHandler({
+  return handleTrpcRequest(req, {
     endpoint: '/api/trpc',
-    req,
-    router: appRouter,
-    async createContext({ resHeaders }) {
+    async createContext(resHeaders) {
       const [deps, token] = await Promise.all([getDeps(), getToken({ req, secret: authSecret() })]);
       return createDashboardContext({
         deps,
