@@ -28,3 +28,4 @@ export * from './trpc/index';
 export * from './dashboard/index';
 export { MAX_BODY_BYTES, readCapped } from './rest/request';
 export { problem as problemResponse } from './rest/response';
+export * from './services/operators';

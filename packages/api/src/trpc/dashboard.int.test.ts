@@ -320,7 +320,9 @@ describe('cluster', () => {
         }),
       ],
     );
+    await h.db.pool.query('UPDATE users SET is_operator = true WHERE id = $1', [owner.userId]);
     const view = await owner.api.cluster.overview();
+    expect(view.scope).toBe('operator');
     const up = view.nodes.find((n) => n.id === 'node-up');
     expect(up).toMatchObject({
       state: 'up',
@@ -330,6 +332,29 @@ describe('cluster', () => {
     });
     expect(view.nodes.find((n) => n.id === 'node-lost')?.state).toBe('lost');
     expect(view.queue.map((q) => q.priority)).toEqual(['high', 'normal', 'low']);
+    expect(up?.hostname).toBe('h1');
+  });
+
+  it("shows a tenant's members, even its owner, only their own numbers and no node hosts", async () => {
+    const other = await signUp();
+    await h.db.pool.query(
+      `INSERT INTO engine_nodes (id, roles, hostname, pid, version, stats, heartbeat_at)
+       VALUES ('secret-host-4242-abc', '{worker}', 'secret-host', 4242, '9.9.9', $1, now())
+       ON CONFLICT (id) DO NOTHING`,
+      [JSON.stringify({ inFlight: 7, takeovers: 3, startLagMs: { count: 1, p50: 1, p95: 1, p99: 1 } })],
+    );
+    const view = await other.api.cluster.overview();
+    expect(view.scope).toBe('tenant');
+    const text = JSON.stringify(view);
+    expect(text).not.toContain('secret-host');
+    expect(text).not.toContain('4242');
+    expect(text).not.toContain('9.9.9');
+    for (const n of view.nodes) {
+      expect(n).toMatchObject({ hostname: null, pid: null, version: null, inFlight: null, takeovers: null });
+      expect(n.id).toMatch(/^node-\d+$/);
+    }
+    expect(view.nodes.some((n) => n.state === 'up')).toBe(true);
+    for (const q of view.queue) expect(q).toMatchObject({ total: null, totalDue: null });
   });
 });
 

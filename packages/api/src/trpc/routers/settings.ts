@@ -47,5 +47,7 @@ export const membersRouter = router({
 });
 
 export const clusterRouter = router({
-  overview: tenantProcedure.query(({ ctx }) => clusterOverview(ctx.deps, ctx.actor)),
+  overview: tenantProcedure.query(({ ctx }) =>
+    clusterOverview(ctx.deps, ctx.actor, { operator: ctx.session.user.operator }),
+  ),
 });
