@@ -7,6 +7,7 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDeps } from '@/server/deps';
 import { webEnv } from '@/server/env';
 import { log } from '@/server/log';
+import { publicUrlIsHttps } from '@/security-headers';
 
 export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
@@ -14,8 +15,14 @@ export function authSecret(): string | undefined {
   return webEnv().NEXTAUTH_SECRET;
 }
 
+/** Cookies are Secure whenever the public URL is https, even behind a proxy that speaks http to us. */
+export function secureCookies(): boolean {
+  return publicUrlIsHttps(webEnv().NEXTAUTH_URL);
+}
+
 export const authOptions: NextAuthOptions = {
   secret: authSecret(),
+  useSecureCookies: secureCookies(),
   session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: '/signin' },
   providers: [

@@ -5,7 +5,7 @@
 import { createDashboardContext, handleTrpcRequest, publicMessage } from '@belfry/api';
 import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
-import { authSecret } from '@/app/_lib/auth';
+import { authSecret, secureCookies } from '@/app/_lib/auth';
 import { readTenantCookie, tenantCookie } from '@/app/_lib/tenant-cookie';
 import { getDeps } from '@/server/deps';
 import { log } from '@/server/log';
@@ -28,7 +28,7 @@ async function handler(req: NextRequest): Promise<Response> {
   if (req.method === 'POST' && crossSite(req)) {
     return Response.json({ error: 'cross-site requests are not accepted' }, { status: 403 });
   }
-  const secure = req.nextUrl.protocol === 'https:';
+  const secure = secureCookies() || req.nextUrl.protocol === 'https:';
   return handleTrpcRequest(req, {
     endpoint: '/api/trpc',
     async createContext(resHeaders) {
