@@ -29,3 +29,4 @@ export * from './dashboard/index';
 export { MAX_BODY_BYTES, readCapped } from './rest/request';
 export { problem as problemResponse } from './rest/response';
 export * from './services/operators';
+export * from './security/client-address';

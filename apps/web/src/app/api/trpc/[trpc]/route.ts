@@ -2,7 +2,13 @@
 // and the tenant cookie (their pick, verified against memberships by the router), refuses
 // cross-site writes, and logs failures once: expected ones at warn, ours at error. Body and
 // batch caps live in @belfry/api's handleTrpcRequest.
-import { createDashboardContext, handleTrpcRequest, publicMessage } from '@belfry/api';
+import {
+  CLIENT_ADDRESS_HEADER,
+  createDashboardContext,
+  handleTrpcRequest,
+  publicMessage,
+  stampedClientAddress,
+} from '@belfry/api';
 import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
 import { authSecret, secureCookies } from '@/app/_lib/auth';
@@ -38,7 +44,8 @@ async function handler(req: NextRequest): Promise<Response> {
         userId: typeof token?.sub === 'string' ? token.sub : null,
         requestedTenantId: readTenantCookie(req.headers.get('cookie')),
         setActiveTenant: (tenantId) => resHeaders.append('set-cookie', tenantCookie(tenantId, secure)),
-        clientKey: req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || 'local',
+        // The web server's stamp (the TCP peer, or a trusted proxy's word), never a client's header.
+        clientKey: stampedClientAddress(req.headers.get(CLIENT_ADDRESS_HEADER)) ?? undefined,
       });
     },
     onError({ error, path }) {
