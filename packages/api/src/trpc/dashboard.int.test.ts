@@ -146,6 +146,36 @@ describe('roles', () => {
     expect(me.memberships).toEqual([]);
     await expect(as(owner.userId, owner.tenantId).jobs.list({})).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
   });
+
+  it('revokes the API keys a member created when they are removed, and only theirs', async () => {
+    const owner = await signUp();
+    const admin = await addMember(owner.tenantId, 'admin');
+    const theirs = await admin.api.apiKeys.create({ name: 'deploy bot', scopes: ['jobs:read'] });
+    const second = await admin.api.apiKeys.create({ name: 'ci', scopes: ['jobs:read'] });
+    const ours = await owner.api.apiKeys.create({ name: 'owner key', scopes: ['jobs:read'] });
+    const get = (key: string) =>
+      h.handle(new Request('http://localhost/api/v1/jobs', { headers: { authorization: `Bearer ${key}` } }));
+    expect((await get(theirs.key)).status).toBe(200);
+    // The list says how many keys go with them, before anyone removes them.
+    const listed = await owner.api.members.list();
+    expect(listed.find((m) => m.userId === admin.userId)?.activeApiKeys).toBe(2);
+    expect(listed.find((m) => m.userId === owner.userId)?.activeApiKeys).toBe(1);
+
+    expect(await owner.api.members.remove({ userId: admin.userId })).toEqual({
+      userId: admin.userId,
+      revokedApiKeys: 2,
+    });
+    expect((await get(theirs.key)).status).toBe(401);
+    expect((await get(second.key)).status).toBe(401);
+    expect((await get(ours.key)).status).toBe(200);
+    const keys = await owner.api.apiKeys.list();
+    expect(
+      keys
+        .filter((k) => k.revokedAt !== null)
+        .map((k) => k.name)
+        .sort(),
+    ).toEqual(['ci', 'deploy bot']);
+  });
 });
 
 describe('invitations', () => {
