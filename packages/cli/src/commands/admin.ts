@@ -39,7 +39,7 @@ export function adminCommand(ctx: Context): Command {
 }
 
 async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
-  const [{ deriveEncryptionKey }, db, api] = await Promise.all([
+  const [{ Keyring }, db, api] = await Promise.all([
     import('@belfry/core'),
     import('@belfry/db'),
     import('@belfry/api'),
@@ -55,7 +55,7 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
       db.migrate(target.directUrl, { partitions: dbEnv.BELFRY_PARTITIONS }),
     );
     // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
-    const encryptionKey = deriveEncryptionKey(db.localSecret('encryption-key', ctx.env.encryptionKey));
+    const keyring = Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys);
     const prisma = db.createPrisma(target.url, { max: 2 });
     cleanup.push(() => prisma.$disconnect());
     const pool = db.createPool(target.url, { max: 2, name: 'belfry-cli' });
@@ -67,7 +67,7 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
       warn: (obj: object | string, msg?: string) => progress(`warning: ${msg ?? JSON.stringify(obj)}`),
       error: (obj: object | string, msg?: string) => progress(`error: ${msg ?? JSON.stringify(obj)}`),
     };
-    const deps = { prisma, pool, queue, clock: api.systemClock, log, encryptionKey, partitions };
+    const deps = { prisma, pool, queue, clock: api.systemClock, log, keyring, partitions };
     try {
       const created = await api.createTenant(deps, { name });
       if (!created.apiKey) throw new CliError('the tenant was created without an API key');
