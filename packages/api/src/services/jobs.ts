@@ -14,6 +14,7 @@ import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempot
 import { JOB_SELECT, type JobRow, specOf, toJobView } from './job-rows';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { nextRunAt, putScheduleEntry } from './schedule-entries';
+import { storableTarget } from './target-secrets';
 
 /** Timestamps are kept at millisecond precision, which is what ids and JSON carry. */
 export function nowMs(deps: ServiceDeps): Date {
@@ -94,13 +95,14 @@ export async function createJob(
         return { job: toJobView(existing), created: false };
       }
     }
+    const target = storableTarget(deps.keyring, actor.tenantId, input.target, null);
     await db.query(
       `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                          target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                          timeout_seconds, priority, misfire_policy, overlap_policy, status, partition, version,
-                         created_by, created_at, updated_at)
+                         created_by, created_at, updated_at, target_secrets)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19, $20, 1,
-               $21, $22, $22)`,
+               $21, $22, $22, $23)`,
       [
         jobId,
         actor.tenantId,
@@ -111,7 +113,7 @@ export async function createJob(
         schedule.run_at,
         schedule.every_seconds,
         schedule.anchor_at,
-        JSON.stringify(input.target),
+        JSON.stringify(target.target),
         input.payload === undefined || input.payload === null ? null : JSON.stringify(input.payload),
         input.retry.maxAttempts,
         input.retry.initialDelaySeconds,
@@ -124,6 +126,7 @@ export async function createJob(
         partition,
         actor.id,
         now,
+        target.secrets,
       ],
     );
     if (next) await putScheduleEntry(db, { jobId, tenantId: actor.tenantId, partition, nextRunAt: next });
