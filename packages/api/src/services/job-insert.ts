@@ -43,11 +43,11 @@ export function prepareJob(deps: Pick<ServiceDeps, 'partitions'>, input: JobCrea
   };
 }
 
-const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
-
 /**
  * Inserts the jobs, their schedule entries and their `job.created` audit entries: three
- * statements whatever the number of jobs. `details` adds fields to every audit entry.
+ * statements whatever the number of jobs, the rows passed as one JSON document (serialised by
+ * V8 and parsed by PostgreSQL, both far cheaper than a text array per column).
+ * `details` adds fields to every audit entry.
  */
 export async function insertJobs(
   db: Queryable,
@@ -57,43 +57,41 @@ export async function insertJobs(
   details: Record<string, unknown> = {},
 ): Promise<void> {
   if (!jobs.length) return;
-  const col = <T>(pick: (j: PreparedJob) => T): T[] => jobs.map(pick);
+  const rows = jobs.map((j) => ({
+    id: j.id,
+    name: j.input.name,
+    schedule_type: j.schedule.schedule_type,
+    cron_expression: j.schedule.cron_expression,
+    timezone: j.schedule.timezone,
+    run_at: j.schedule.run_at,
+    every_seconds: j.schedule.every_seconds,
+    target: j.input.target,
+    payload: j.input.payload ?? null,
+    retry_max_attempts: j.input.retry.maxAttempts,
+    retry_initial_delay_seconds: j.input.retry.initialDelaySeconds,
+    retry_max_delay_seconds: j.input.retry.maxDelaySeconds,
+    timeout_seconds: j.input.timeoutSeconds,
+    priority: j.input.priority,
+    misfire_policy: j.input.misfirePolicy,
+    overlap_policy: j.input.overlapPolicy,
+    status: j.next ? 'active' : 'completed',
+    partition: j.partition,
+  }));
   await db.query(
     `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                        timeout_seconds, priority, misfire_policy, overlap_policy, status, partition, version,
                        created_by, created_at, updated_at)
      SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds, $2,
-            u.target::jsonb, u.payload::jsonb, u.max_attempts, u.initial_delay, u.max_delay, u.timeout, u.priority,
-            u.misfire, u.overlap, u.status, u.partition, 1, $3, $2, $2
-       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::int[],
-                   $11::text[], $12::text[], $13::int[], $14::int[], $15::int[], $16::int[], $17::text[], $18::text[],
-                   $19::text[], $20::text[], $21::int[])
-         AS u(id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, target, payload,
-              max_attempts, initial_delay, max_delay, timeout, priority, misfire, overlap, status, partition)`,
-    [
-      actor.tenantId,
-      now,
-      actor.id,
-      col((j) => j.id),
-      col((j) => j.input.name),
-      col((j) => j.schedule.schedule_type),
-      col((j) => j.schedule.cron_expression),
-      col((j) => j.schedule.timezone),
-      col((j) => j.schedule.run_at),
-      col((j) => j.schedule.every_seconds),
-      col((j) => JSON.stringify(j.input.target)),
-      col((j) => json(j.input.payload)),
-      col((j) => j.input.retry.maxAttempts),
-      col((j) => j.input.retry.initialDelaySeconds),
-      col((j) => j.input.retry.maxDelaySeconds),
-      col((j) => j.input.timeoutSeconds),
-      col((j) => j.input.priority),
-      col((j) => j.input.misfirePolicy),
-      col((j) => j.input.overlapPolicy),
-      col((j) => (j.next ? 'active' : 'completed')),
-      col((j) => j.partition),
-    ],
+            u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
+            u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy, u.status,
+            u.partition, 1, $3, $2, $2
+       FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type text, cron_expression text,
+              timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
+              retry_max_attempts int, retry_initial_delay_seconds int, retry_max_delay_seconds int,
+              timeout_seconds int, priority text, misfire_policy text, overlap_policy text, status text,
+              partition int)`,
+    [actor.tenantId, now, actor.id, JSON.stringify(rows)],
   );
   const scheduled = jobs.filter((j) => j.next !== null);
   if (scheduled.length) {
@@ -112,8 +110,8 @@ export async function insertJobs(
       actor.tenantId,
       actor.type,
       actor.id,
-      col((j) => j.id),
-      col((j) => JSON.stringify({ name: j.input.name, ...details })),
+      jobs.map((j) => j.id),
+      jobs.map((j) => JSON.stringify({ name: j.input.name, ...details })),
     ],
   );
 }
