@@ -18,6 +18,7 @@ import {
   tally,
 } from '../../../test/outage';
 import { type PrivatePostgres, startPrivatePostgres } from '../../../test/private-postgres';
+import { startTcpProxy, type TcpProxy } from '../../../test/tcp-proxy';
 
 const JOBS = 20;
 const ENGINE_ENV = {
@@ -46,6 +47,7 @@ describe('the database goes away under load', { timeout: 240_000 }, () => {
   let node: EngineNode | undefined;
   let api: HealthApi | undefined;
   let load: Load | undefined;
+  let proxy: TcpProxy | undefined;
 
   beforeAll(async () => {
     const port = Number(process.env.BELFRY_FAULT_PG_PORT) || (await freePort());
@@ -59,6 +61,7 @@ describe('the database goes away under load', { timeout: 240_000 }, () => {
   });
 
   afterEach(async (ctx) => {
+    proxy?.restore();
     if (node && (ctx.task.result?.state === 'fail' || process.env.BELFRY_OUTAGE_LOGS)) {
       // What the node said, for whoever reads a failure.
       const lines = node.logs.filter((l) => l.level >= 40 || l.msg !== 'attempt finished').slice(-80);
@@ -67,6 +70,8 @@ describe('the database goes away under load', { timeout: 240_000 }, () => {
     if (load) await stopLoad(pg.pool, load).catch(() => {});
     await node?.stop(20_000);
     await api?.close();
+    await proxy?.close();
+    proxy = undefined;
     node = undefined;
     api = undefined;
     load = undefined;
@@ -133,5 +138,29 @@ describe('the database goes away under load', { timeout: 240_000 }, () => {
     const returnedAt = Date.now();
     await healthUntil(api as HealthApi, 200);
     await expectEveryOccurrenceOnce('restart', returnedAt);
+  });
+
+  it('the database cut off without a reset for longer than a partition lease, then restored', async () => {
+    proxy = await startTcpProxy(pg.port);
+    await underLoad(proxy.urlFor(pg.url), 'outage-cut');
+    proxy.cut();
+    const cutAt = Date.now();
+    const away = await healthUntil(api as HealthApi, 503);
+    expect(away.at(-1)?.status).toBe(503);
+    // Nothing tells the node its leases are gone (no error, no reset): it judges by its own clock.
+    await (node as EngineNode).waitForLog(
+      (l) =>
+        l.msg ===
+          "partition leases expired by this node's own clock (not renewed in time); not scheduling those partitions" &&
+        Number(l.time) > cutAt,
+      30_000,
+    );
+    // Longer than a partition lease (3 s) and a run lease (6 s).
+    await new Promise((r) => setTimeout(r, Math.max(0, cutAt + 9_000 - Date.now())));
+    expect((await (api as HealthApi).health()).status).toBe(503);
+    proxy.restore();
+    const returnedAt = Date.now();
+    await healthUntil(api as HealthApi, 200);
+    await expectEveryOccurrenceOnce('cut off', returnedAt);
   });
 });

@@ -104,10 +104,11 @@ export class Reaper {
 
   async reapOnce(): Promise<number> {
     const random = this.config.random ?? Math.random;
+    // From before the connection is taken: a BEGIN held up by the outage counts too.
+    const scanStarted = Date.now();
     const { reaped, retried, workers } = await withTransaction(
       this.pool,
       async (client) => {
-        const scanStarted = Date.now();
         const expired = await selectExpiredRuns(client, this.config.batchSize);
         if (expired.length && Date.now() - scanStarted > (this.config.maxScanMs ?? Number.POSITIVE_INFINITY)) {
           throw new HeldUpScan(`the scan for expired leases took ${Date.now() - scanStarted} ms; not reaping on it`);
