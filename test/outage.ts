@@ -2,7 +2,7 @@
 // process builds its dependencies (pool, Prisma's adapter, pg-boss) on a URL of the test's
 // choosing; a load of every-second jobs delivering to a loopback sink; and the checks that
 // every due occurrence was delivered exactly once.
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient } from '@belfry/db';
 import { createRestHandler, type Logger, type ServiceDeps } from '@belfry/api';
 import type pg from 'pg';
@@ -26,7 +26,7 @@ export async function startHealthApi(url: string, partitions: number): Promise<H
     queue,
     clock: { now: () => new Date() },
     log: silent,
-    encryptionKey: deriveEncryptionKey('outage-test-key-material'),
+    keyring: Keyring.from('outage-test-key-material'),
     partitions,
   };
   const handle = createRestHandler(async () => deps, { log: silent });

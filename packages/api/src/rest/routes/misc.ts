@@ -74,13 +74,18 @@ export const miscRoutes = [
       503: PROBLEMS[503],
     },
     async handle({ getDeps }) {
+      // Public and unauthenticated: a failure says only that the database is unreachable.
+      // The driver's message (hosts, ports, user names) goes to the log. Bounded: a database
+      // that does not answer at all is away (503 within ~2 s), not slow.
+      const started = Date.now();
+      const deps = await withTimeout(getDeps(), HEALTH_TIMEOUT_MS).catch(() => {
+        throw new AppError('unavailable', 'the database is unreachable');
+      });
       try {
-        // Bounded: a database that does not answer at all is away (503 within ~2 s), not slow.
-        const started = Date.now();
-        const deps = await withTimeout(getDeps(), HEALTH_TIMEOUT_MS);
         await pingDatabase(deps.pool, Math.max(100, HEALTH_TIMEOUT_MS - (Date.now() - started)));
       } catch (err) {
-        return problem(new AppError('unavailable', `database unreachable: ${(err as Error).message}`));
+        deps.log.error({ err }, 'health check: database unreachable');
+        return problem(new AppError('unavailable', 'the database is unreachable'));
       }
       return json(200, { status: 'ok' });
     },
