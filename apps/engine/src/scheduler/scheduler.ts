@@ -18,6 +18,7 @@ import {
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
 import type pg from 'pg';
+import { Backoff } from '../backoff';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
@@ -58,6 +59,7 @@ export class Scheduler {
   private loop: Promise<void> | undefined;
   private readonly helpers = new Set<Promise<void>>();
   private stopped = true;
+  private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -75,12 +77,21 @@ export class Scheduler {
       this.timer = setTimeout(() => {
         this.loop = this.scanOnce()
           .then((r) => {
+            this.backoff.succeed();
             if (r.more) this.addHelper();
             next(r.more ? 0 : this.config.idleDelayMs);
           })
           .catch((err) => {
-            this.log.error({ err }, 'scheduler scan failed');
-            next(1_000);
+            // The database away: try again after a growing, jittered delay; the first success
+            // resets it. Nothing is lost meanwhile: due entries wait in the table.
+            const delayMs = this.backoff.fail();
+            if (this.backoff.streak === 1) this.log.error({ err, delayMs }, 'scheduler scan failed');
+            else
+              this.log.warn(
+                { err: (err as Error)?.message, failures: this.backoff.streak, delayMs },
+                'scheduler scan failed again',
+              );
+            next(delayMs);
           });
       }, delay);
     };

@@ -1,4 +1,5 @@
 // Schedule preview, signing secret, health and the OpenAPI document.
+import { pingDatabase } from '@belfry/db';
 import { PROBLEMS } from '../../openapi/problems';
 import { SchedulePreviewQuery } from '../../schemas/queries';
 import { Health, SchedulePreview, SigningSecret } from '../../schemas/resources';
@@ -7,6 +8,16 @@ import { previewSchedule } from '../../services/schedule-preview';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { json, problem } from '../response';
 import { publicRoute, type Route, route } from '../route';
+
+const HEALTH_TIMEOUT_MS = 1_500;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
 
 const secretOk = { description: 'The signing secret', content: { 'application/json': { schema: SigningSecret } } };
 
@@ -64,10 +75,14 @@ export const miscRoutes = [
     },
     async handle({ getDeps }) {
       // Public and unauthenticated: a failure says only that the database is unreachable.
-      // The driver's message (hosts, ports, user names) goes to the log.
-      const deps = await getDeps();
+      // The driver's message (hosts, ports, user names) goes to the log. Bounded: a database
+      // that does not answer at all is away (503 within ~2 s), not slow.
+      const started = Date.now();
+      const deps = await withTimeout(getDeps(), HEALTH_TIMEOUT_MS).catch(() => {
+        throw new AppError('unavailable', 'the database is unreachable');
+      });
       try {
-        await deps.pool.query('SELECT 1');
+        await pingDatabase(deps.pool, Math.max(100, HEALTH_TIMEOUT_MS - (Date.now() - started)));
       } catch (err) {
         deps.log.error({ err }, 'health check: database unreachable');
         return problem(new AppError('unavailable', 'the database is unreachable'));
