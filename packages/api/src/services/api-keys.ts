@@ -11,6 +11,7 @@ import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
 import { takeToken, type RateLimitDecision } from './rate-limit';
+import { checkApiKeyQuota, prismaQueryable } from './limits';
 
 export const ApiKeyCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200).superRefine(storableText),
@@ -62,6 +63,7 @@ export async function createApiKey(
   }
   const generated = generateApiKey();
   const created = await deps.prisma.$transaction(async (tx) => {
+    await checkApiKeyQuota(prismaQueryable(tx), actor.tenantId);
     const row = await tx.apiKey.create({
       data: {
         id: newId('key'),

@@ -1,7 +1,7 @@
 // Jobs: creation (with its schedule entry and, optionally, an idempotency key, all in one
 // transaction), lookup and listing. Changes to existing jobs live in job-changes.ts. Every
 // query is scoped to the actor's tenant; another tenant's job is simply not found.
-import { isId, newId, partitionOf } from '@belfry/core';
+import { isId, newId, partitionOf, runsPerMinute } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
@@ -12,6 +12,7 @@ import { type Queryable, withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempotency';
 import { JOB_SELECT, type JobRow, specOf, toJobView } from './job-rows';
+import { checkJobQuota } from './limits';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { nextRunAt, putScheduleEntry } from './schedule-entries';
 
@@ -78,6 +79,7 @@ export async function createJob(
   const schedule = scheduleColumns(input.schedule, now);
   const next = nextRunAt(specOf(schedule), now);
   const status = next ? 'active' : 'completed';
+  const rate = runsPerMinute(specOf(schedule));
 
   return withTransaction(deps.pool, async (db) => {
     if (key !== undefined) {
@@ -94,13 +96,14 @@ export async function createJob(
         return { job: toJobView(existing), created: false };
       }
     }
+    await checkJobQuota(db, actor.tenantId, { jobs: 1, runsPerMinute: status === 'active' ? rate : 0 });
     await db.query(
       `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                          target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                          timeout_seconds, priority, misfire_policy, overlap_policy, status, partition, version,
-                         created_by, created_at, updated_at)
+                         created_by, created_at, updated_at, runs_per_minute)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19, $20, 1,
-               $21, $22, $22)`,
+               $21, $22, $22, $23)`,
       [
         jobId,
         actor.tenantId,
@@ -124,6 +127,7 @@ export async function createJob(
         partition,
         actor.id,
         now,
+        rate,
       ],
     );
     if (next) await putScheduleEntry(db, { jobId, tenantId: actor.tenantId, partition, nextRunAt: next });
