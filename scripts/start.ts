@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring, parseKeyList } from '@belfry/core';
 import {
   createPool,
   createPrisma,
@@ -114,7 +114,7 @@ async function startAll(): Promise<void> {
         queue,
         clock: systemClock,
         log: console,
-        encryptionKey: deriveEncryptionKey(encryptionKey),
+        keyring: Keyring.from(encryptionKey, parseKeyList(process.env.BELFRY_DECRYPTION_KEYS)),
         partitions,
       },
       randomBytes(9).toString('base64url'),

@@ -72,6 +72,27 @@ describe('jobs per tenant', () => {
   });
 });
 
+describe('batch creation', () => {
+  it('counts the whole batch: past a limit nothing of it is created', async () => {
+    const t = await makeTenant(h);
+    const api = client(h, t.key);
+    await setTenantLimits(h.deps, t.tenantId, { maxJobs: 3, maxRunsPerMinute: 100 });
+    await api.post('/api/v1/jobs', jobBody());
+    const before = await counts(h);
+    const tooMany = await api.post('/api/v1/jobs/batch', { jobs: [jobBody(), jobBody(), jobBody()] });
+    expectQuota(tooMany, 'maxJobs');
+    expect(tooMany.body).toMatchObject({ limit: 3, current: 1 });
+    const tooFast = await api.post('/api/v1/jobs/batch', {
+      jobs: [jobBody({ schedule: cron('* * * * * *') }), jobBody({ schedule: cron('* * * * * *') })],
+    });
+    expectQuota(tooFast, 'maxRunsPerMinute');
+    expect(await counts(h)).toEqual(before);
+    const fits = await api.post('/api/v1/jobs/batch', { jobs: [jobBody(), jobBody({ schedule: cron('* * * * * *') })] });
+    expect(fits.status).toBe(201);
+    expect((await api.get('/api/v1/limits')).body.usage).toMatchObject({ jobs: 3 });
+  });
+});
+
 describe('scheduled runs per minute', () => {
   it('counts an every-second cron as 60 a minute on create, update and resume', async () => {
     const t = await makeTenant(h);

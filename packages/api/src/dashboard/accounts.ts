@@ -67,7 +67,7 @@ export async function signUp(deps: ServiceDeps, input: SignUpInput): Promise<{ u
 export async function createWorkspace(deps: ServiceDeps, userId: string, name: string): Promise<{ tenantId: string }> {
   return deps.prisma.$transaction(async (tx) => {
     await checkWorkspaceQuota(prismaQueryable(tx), userId);
-    const { tenantId } = await insertTenant(tx, deps.encryptionKey, { name, apiKey: false }, { passwordHash: null });
+    const { tenantId } = await insertTenant(tx, deps.keyring, { name, apiKey: false }, { passwordHash: null });
     await tx.membership.create({ data: { tenantId, userId, role: 'owner' } });
     await audit(tx, { type: 'user', id: userId, tenantId, role: 'owner' }, 'member.added', 'user', userId, {
       role: 'owner',

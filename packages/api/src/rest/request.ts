@@ -48,9 +48,9 @@ export async function readCapped(request: Request, max = MAX_BODY_BYTES): Promis
  * The parsed JSON body, or undefined when there is none. A body that is present must be
  * declared as JSON (415 otherwise), fit the cap (413) and parse (400).
  */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const contentType = request.headers.get('content-type');
-  const bytes = await readCapped(request);
+  const bytes = await readCapped(request, maxBytes);
   // An empty body is no body, whatever its declared type (`curl -X POST` sends none, `-d ''` a form type).
   if (bytes.byteLength === 0) return undefined;
   if (contentType === null || !isJsonType(contentType)) {

@@ -130,7 +130,7 @@ type Deps = import('@belfry/api').ServiceDeps;
  * everything after. Domain errors are printed like the API's.
  */
 async function withDatabase<T>(ctx: Context, fn: (deps: Deps, api: Api) => Promise<T>): Promise<T> {
-  const [{ deriveEncryptionKey }, db, api] = await Promise.all([
+  const [{ Keyring }, db, api] = await Promise.all([
     import('@belfry/core'),
     import('@belfry/db'),
     import('@belfry/api'),
@@ -146,7 +146,7 @@ async function withDatabase<T>(ctx: Context, fn: (deps: Deps, api: Api) => Promi
       db.migrate(target.directUrl, { partitions: dbEnv.BELFRY_PARTITIONS }),
     );
     // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
-    const encryptionKey = deriveEncryptionKey(db.localSecret('encryption-key', ctx.env.encryptionKey));
+    const keyring = Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys);
     const prisma = db.createPrisma(target.url, { max: 2 });
     cleanup.push(() => prisma.$disconnect());
     const pool = db.createPool(target.url, { max: 2, name: 'belfry-cli' });
@@ -158,7 +158,7 @@ async function withDatabase<T>(ctx: Context, fn: (deps: Deps, api: Api) => Promi
       warn: (obj: object | string, msg?: string) => progress(`warning: ${msg ?? JSON.stringify(obj)}`),
       error: (obj: object | string, msg?: string) => progress(`error: ${msg ?? JSON.stringify(obj)}`),
     };
-    const deps = { prisma, pool, queue, clock: api.systemClock, log, encryptionKey, partitions };
+    const deps = { prisma, pool, queue, clock: api.systemClock, log, keyring, partitions };
     try {
       return await fn(deps, api);
     } catch (err) {
