@@ -120,3 +120,24 @@ export const ReplayResult = z
   .meta({ id: 'ReplayResult', description: '`wouldReplay` answers a dry run' });
 
 export const Health = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const Limits = z
+  .strictObject({
+    maxJobs: z.int().meta({ description: 'Jobs the tenant may have (deleted ones do not count)', example: 100000 }),
+    maxRunsPerMinute: z.int().meta({
+      description:
+        'Expected scheduled occurrences per minute over all active jobs (an every-second cron counts 60; see docs/limits.md)',
+      example: 60000,
+    }),
+    maxConcurrency: z.int().meta({ description: 'Runs of the tenant in flight at once, over all engine nodes' }),
+    rateLimitPerSecond: z.int().meta({ description: 'API requests per second per API key (bursts of twice that)' }),
+    maxApiKeys: z.int().meta({ description: 'API keys that work at once (revoked and expired ones do not count)' }),
+    usage: z
+      .strictObject({
+        jobs: z.int(),
+        runsPerMinute: z.number().meta({ description: 'Sum over active jobs, to 3 decimals' }),
+        apiKeys: z.int(),
+      })
+      .meta({ description: 'What the tenant uses now' }),
+  })
+  .meta({ id: 'Limits' });
