@@ -82,7 +82,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
               every_seconds = $8, anchor_at = $9, target = $10::jsonb, payload = $11::jsonb,
               retry_max_attempts = $12, retry_initial_delay_seconds = $13, retry_max_delay_seconds = $14,
               timeout_seconds = $15, priority = $16, misfire_policy = $17, overlap_policy = $18,
-              version = version + 1, updated_at = $19
+              jitter_seconds = $20, version = version + 1, updated_at = $19
         WHERE id = $1 AND tenant_id = $2`,
       [
         row.id,
@@ -104,6 +104,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         patch.misfirePolicy ?? row.misfire_policy,
         patch.overlapPolicy ?? row.overlap_policy,
         now,
+        patch.jitterSeconds ?? row.jitter_seconds,
       ],
     );
     if (scheduleChanged) {
