@@ -77,4 +77,21 @@ describe('jitterSeconds', () => {
     expect(manual.status).toBe(201);
     expect(manual.body.dueAt).toBe(manual.body.scheduledTime);
   });
+
+  it('the schedule preview answers when each occurrence of a job starts, given its jitter', async () => {
+    const jobId = 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T';
+    const from = '2026-12-01T00:00:00Z';
+    const res = await api.get(
+      `/api/v1/schedule/preview?expression=0+7+*+*+*&count=3&from=${from}&jitterSeconds=60&jobId=${jobId}`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.times).toHaveLength(3);
+    expect(res.body.dueTimes).toEqual(res.body.times.map((t: string) => dueTime(jobId, new Date(t), 60).toISOString()));
+    const plain = await api.get(`/api/v1/schedule/preview?expression=0+7+*+*+*&count=3&from=${from}`);
+    expect(plain.body).toEqual({ times: res.body.times });
+    for (const q of ['jitterSeconds=60', `jobId=${jobId}`, `jitterSeconds=3601&jobId=${jobId}`]) {
+      const bad = await api.get(`/api/v1/schedule/preview?expression=0+7+*+*+*&${q}`);
+      expect(bad.status, q).toBe(400);
+    }
+  });
 });

@@ -119,7 +119,13 @@ export const SigningSecret = z
   .meta({ id: 'SigningSecret' });
 
 export const SchedulePreview = z
-  .strictObject({ times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }) })
+  .strictObject({
+    times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }),
+    dueTimes: z.array(Timestamp).optional().meta({
+      description:
+        "With jitterSeconds and jobId: when each occurrence starts (its time plus that job's offset), in the order of `times`",
+    }),
+  })
   .meta({ id: 'SchedulePreview' });
 
 export const ReplayResult = z
