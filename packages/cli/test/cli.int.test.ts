@@ -318,6 +318,25 @@ describe('with a stored login', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/name: must be 1 to 200 characters/);
   });
+
+  it('admin set-operator turns the operator view on and off for a user, and names a missing one', async () => {
+    const env = { env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL } };
+    const { rows } = await server.db.pool.query<{ email: string }>(
+      `INSERT INTO users (id, email, password_hash) VALUES ('usr_operator_cli', 'ops@example.com', 'x') RETURNING email`,
+    );
+    expect(rows).toHaveLength(1);
+    const on = await belfry(['admin', 'set-operator', '--email', 'OPS@example.com', '--json'], env);
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toEqual({ userId: 'usr_operator_cli', email: 'ops@example.com', operator: true });
+    const off = await belfry(['admin', 'set-operator', '--email', 'ops@example.com', '--off'], env);
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toMatch(/no longer an operator/);
+    const flag = await server.db.pool.query('SELECT is_operator FROM users WHERE id = $1', ['usr_operator_cli']);
+    expect(flag.rows).toEqual([{ is_operator: false }]);
+    const missing = await belfry(['admin', 'set-operator', '--email', 'nobody@example.com'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no user with e-mail nobody@example.com/);
+  });
 });
 
 describe('jobs create --from-file (NDJSON, batches of 1,000)', () => {

@@ -103,10 +103,9 @@ export function createRestHandler(
           log = deps.log;
           return deps;
         } catch (err) {
-          throw new AppError(
-            'unavailable',
-            `the service is starting or its database is unreachable: ${(err as Error).message}`,
-          );
+          // The cause (host names, users, driver messages) is for the log, not for callers.
+          log.error({ err, method: request.method, path: url.pathname }, 'service dependencies unavailable');
+          throw new AppError('unavailable', 'the service is starting or its database is unreachable; retry shortly');
         }
       };
 

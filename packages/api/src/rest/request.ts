@@ -20,7 +20,11 @@ function isJsonType(contentType: string): boolean {
   return !charset || /^charset="?utf-8"?$/.test(charset);
 }
 
-async function readCapped(request: Request, max: number): Promise<Uint8Array> {
+/**
+ * The raw body, read while it streams and abandoned as soon as it passes `max` bytes (413),
+ * so a huge body never sits in memory whatever its Content-Length says.
+ */
+export async function readCapped(request: Request, max = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(max);
   if (!request.body) return new Uint8Array();

@@ -8,6 +8,7 @@ import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
 import type { Queryable } from '../sql/tx';
 import { specOf } from './job-rows';
 import { nextRunAt } from './schedule-entries';
+import { type StorableTarget, storableTarget } from './target-secrets';
 
 /** The schedule columns of a job; intervals count from `anchor`. */
 export function scheduleColumns(schedule: ScheduleInput, anchor: Date) {
@@ -29,9 +30,18 @@ export interface PreparedJob {
   schedule: ReturnType<typeof scheduleColumns>;
   /** the first occurrence; null when the schedule never fires (the job is created completed) */
   next: Date | null;
+  /** the target as stored: secrets masked, and sealed apart (write-only fields, CONTRACT.md §6) */
+  target: StorableTarget;
 }
 
-export function prepareJob(deps: Pick<ServiceDeps, 'partitions'>, input: JobCreateInput, now: Date): PreparedJob {
+/** `at` is where the input's target sits in the request, for errors about its secrets. */
+export function prepareJob(
+  deps: Pick<ServiceDeps, 'partitions' | 'keyring'>,
+  tenantId: string,
+  input: JobCreateInput,
+  now: Date,
+  at: (string | number)[] = ['target'],
+): PreparedJob {
   const id = newId('job', now);
   const schedule = scheduleColumns(input.schedule, now);
   return {
@@ -40,6 +50,7 @@ export function prepareJob(deps: Pick<ServiceDeps, 'partitions'>, input: JobCrea
     input,
     schedule,
     next: nextRunAt(specOf(schedule), now),
+    target: storableTarget(deps.keyring, tenantId, input.target, null, at),
   };
 }
 
@@ -65,7 +76,8 @@ export async function insertJobs(
     timezone: j.schedule.timezone,
     run_at: j.schedule.run_at,
     every_seconds: j.schedule.every_seconds,
-    target: j.input.target,
+    target: j.target.target,
+    target_secrets: j.target.secrets === null ? null : Buffer.from(j.target.secrets).toString('base64'),
     payload: j.input.payload ?? null,
     retry_max_attempts: j.input.retry.maxAttempts,
     retry_initial_delay_seconds: j.input.retry.initialDelaySeconds,
@@ -82,16 +94,16 @@ export async function insertJobs(
     `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                        timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition, version,
-                       created_by, created_at, updated_at)
+                       created_by, created_at, updated_at, target_secrets)
      SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds, $2,
             u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
             u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy, u.jitter_seconds, u.status,
-            u.partition, 1, $3, $2, $2
+            u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64')
        FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type text, cron_expression text,
               timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
               retry_max_attempts int, retry_initial_delay_seconds int, retry_max_delay_seconds int,
               timeout_seconds int, priority text, misfire_policy text, overlap_policy text, jitter_seconds int, status text,
-              partition int)`,
+              partition int, target_secrets text)`,
     [actor.tenantId, now, actor.id, JSON.stringify(rows)],
   );
   const scheduled = jobs.filter((j) => j.next !== null);

@@ -62,7 +62,7 @@ export async function createJob(
   authorize(actor, 'jobs:write');
   const key = options.idempotencyKey === undefined ? undefined : checkIdempotencyKey(options.idempotencyKey);
   const now = nowMs(deps);
-  const job = prepareJob(deps, input, now);
+  const job = prepareJob(deps, actor.tenantId, input, now);
 
   return withTransaction(deps.pool, async (db) => {
     if (key !== undefined) {
@@ -108,7 +108,7 @@ export async function createJobs(
   }
   const key = options.idempotencyKey === undefined ? undefined : checkIdempotencyKey(options.idempotencyKey);
   const now = nowMs(deps);
-  const jobs = inputs.map((input) => prepareJob(deps, input, now));
+  const jobs = inputs.map((input, i) => prepareJob(deps, actor.tenantId, input, now, ['jobs', i, 'target']));
 
   return withTransaction(deps.pool, async (db) => {
     if (key !== undefined) {
