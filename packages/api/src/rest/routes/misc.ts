@@ -30,7 +30,9 @@ export const miscRoutes = [
     summary: 'The next fire times of a cron expression or an interval',
     description:
       'Exactly the times the scheduler will use: the next `count` (default 10, at most 100) fire times strictly ' +
-      'after `from` (default now). Give `expression` (and `timezone`) or `everySeconds` (counted from `from`).',
+      'after `from` (default now). Give `expression` (and `timezone`) or `everySeconds` (counted from `from`). ' +
+      'With `jitterSeconds` and `jobId`, `dueTimes` says when each occurrence of that job starts (its time plus the ' +
+      "job's jitter offset).",
     tag: 'Schedules',
     scope: 'jobs:read',
     query: SchedulePreviewQuery,
