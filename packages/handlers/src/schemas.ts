@@ -12,6 +12,8 @@ export { isSecretName, SECRET_MASK } from './kind';
 export { KINDS } from './kinds';
 export { TargetHeaders } from './fields';
 export { HTTP_METHODS, type HttpMethod, HttpTarget, HttpTargetInput } from './http/schema';
+export { AmqpTarget, AmqpTargetInput } from './amqp/schema';
+export { maskUrlPassword } from './brokers/broker-url';
 
 type Kinds = typeof KINDS;
 /** The kinds this build implements. */

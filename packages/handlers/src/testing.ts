@@ -2,7 +2,7 @@
 // records what it received, and a HandlerContext factory. Loopback only, by design: the
 // handler tests never contact any other address.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Server, type Socket } from 'node:net';
 import { generateSigningSecret } from '@belfry/core';
 import type { HandlerContext } from './types';
 
@@ -79,4 +79,54 @@ export function makeContext(overrides: Partial<HandlerContext> = {}): HandlerCon
     now: () => new Date(),
     ...overrides,
   };
+}
+
+/**
+ * A loopback TCP proxy to `targetPort` (a real broker) that a test starts and stops: a broker
+ * that is down (nothing listens on the port), then up again on the same port, or a proxy that
+ * accepts and never answers (`silent`).
+ */
+export interface TcpProxy {
+  port: number;
+  /** starts listening (again) on `port` */
+  start(): Promise<void>;
+  /** stops listening and cuts every proxied connection */
+  stop(): Promise<void>;
+  /** connections accepted so far */
+  accepted: number;
+}
+
+export async function tcpProxy(targetPort: number, options: { silent?: boolean } = {}): Promise<TcpProxy> {
+  const port = await closedPort();
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const proxy: TcpProxy = {
+    port,
+    accepted: 0,
+    async start() {
+      server = net.createServer((client) => {
+        proxy.accepted++;
+        sockets.add(client);
+        client.on('close', () => sockets.delete(client));
+        client.on('error', () => {});
+        if (options.silent) return;
+        const upstream = net.connect(targetPort, '127.0.0.1');
+        sockets.add(upstream);
+        upstream.on('close', () => sockets.delete(upstream));
+        upstream.on('error', () => client.destroy());
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    },
+    async stop() {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      const s = server;
+      server = null;
+      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+  return proxy;
 }
