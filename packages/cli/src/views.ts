@@ -55,6 +55,8 @@ export function describeTarget(target: Job['target']): string {
       return `${target.method} ${target.url}`;
     case 'amqp':
       return `amqp ${target.url} exchange ${JSON.stringify(target.exchange)} routing key ${JSON.stringify(target.routingKey)}${target.persistent ? '' : ' (transient)'}`;
+    case 'nats':
+      return `nats ${target.url} subject ${target.subject}`;
     default:
       return (target as { type: string }).type;
   }

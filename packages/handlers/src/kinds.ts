@@ -3,5 +3,6 @@
 // must then name the same kinds, which the compiler checks.
 import { amqpKind } from './amqp/schema';
 import { httpKind } from './http/schema';
+import { natsKind } from './nats/schema';
 
-export const KINDS = [httpKind, amqpKind] as const;
+export const KINDS = [httpKind, amqpKind, natsKind] as const;

@@ -5,6 +5,7 @@
 import { type Lane, WORKER_LANES } from '@belfry/core';
 import { AmqpHandler } from './amqp/amqp';
 import { HttpHandler, type HttpHandlerOptions } from './http/http';
+import { NatsHandler } from './nats/nats';
 import { KINDS } from './kinds';
 import type { ImplementedKind } from './schemas';
 import type { Handler } from './types';
@@ -23,6 +24,7 @@ const FACTORIES: { [K in ImplementedKind]: (options: HandlerOptions) => Handler 
     return new HttpHandler(http);
   },
   amqp: (options) => new AmqpHandler({ allowPrivateTargets: options.allowPrivateTargets }),
+  nats: (options) => new NatsHandler({ allowPrivateTargets: options.allowPrivateTargets }),
 };
 
 export interface HandlerRegistry {

@@ -130,3 +130,55 @@ export async function tcpProxy(targetPort: number, options: { silent?: boolean }
   };
   return proxy;
 }
+
+/** A private nats-server (the machine's binary) with JetStream, on a loopback port, that a test starts and stops. */
+export interface NatsServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startNatsServer(
+  options: { port?: number; user?: string; pass?: string } = {},
+): Promise<NatsServer> {
+  const { spawn } = await import('node:child_process');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const port = options.port ?? (await closedPort());
+  const dir = await mkdtemp(join(tmpdir(), 'belfry-nats-'));
+  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
+  if (options.user) args.push('--user', options.user, '--pass', options.pass ?? '');
+  const child = spawn(process.env.BELFRY_NATS_SERVER ?? 'nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Ready once it accepts connections (it logs "Server is ready" only at higher verbosity).
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (child.exitCode !== null || i > 200) {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`nats-server did not start: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    port,
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
