@@ -12,7 +12,11 @@ export interface BenchArgs {
     fairBig: number;
     fairSmall: number;
     fairHang: number;
+    /** handlers scenario: due runs per target kind */
+    handlers: number;
   };
+  /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats); undefined = every one */
+  handlerKinds: string[] | undefined;
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
   peerSettings: unknown;
@@ -41,7 +45,15 @@ export function parseArgs(args: string[]): BenchArgs {
     throw new Error(`--peer-settings is not JSON: ${(err as Error).message}`);
   }
   const base = quick
-    ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
+    ? {
+        herd: 20_000,
+        steadySeconds: 60,
+        scale: [100_000, 1_000_000],
+        fairBig: 10_000,
+        fairSmall: 100,
+        fairHang: 500,
+        handlers: 5_000,
+      }
     : {
         herd: 100_000,
         steadySeconds: 300,
@@ -49,6 +61,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairBig: 50_000,
         fairSmall: 100,
         fairHang: 500,
+        handlers: 20_000,
       };
   return {
     quick,
@@ -59,7 +72,9 @@ export function parseArgs(args: string[]): BenchArgs {
       herd: numberArg('herd', base.herd),
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
+      handlers: numberArg('handlers', base.handlers),
     },
+    handlerKinds: value('handler-kinds')?.split(','),
     peerWorkloads,
     peerSettings,
   };
