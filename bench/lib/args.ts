@@ -14,6 +14,8 @@ export interface BenchArgs {
     fairHang: number;
     /** handlers scenario: due runs per target kind */
     handlers: number;
+    /** jobs the create scenario sends through POST /api/v1/jobs/batch */
+    create: number;
   };
   /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats); undefined = every one */
   handlerKinds: string[] | undefined;
@@ -53,6 +55,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairSmall: 100,
         fairHang: 500,
         handlers: 5_000,
+        create: 20_000,
       }
     : {
         herd: 100_000,
@@ -62,6 +65,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairSmall: 100,
         fairHang: 500,
         handlers: 20_000,
+        create: 100_000,
       };
   return {
     quick,
@@ -73,6 +77,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       handlers: numberArg('handlers', base.handlers),
+      create: numberArg('create', base.create),
     },
     handlerKinds: value('handler-kinds')?.split(','),
     peerWorkloads,

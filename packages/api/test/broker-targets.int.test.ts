@@ -1,16 +1,30 @@
 // amqp and nats targets through /api/v1/jobs: created with their defaults, answered with the
 // URL's password as ***, changed by PATCH, and refused with field errors when malformed.
+import { revealTarget } from '@belfry/handlers/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Job } from '../src/index';
-import { client, createHarness, type Harness, jobBody, makeTenant } from './support';
+import { client, createHarness, type Harness, jobBody, makeTenant, type TestTenant } from './support';
 
 let h: Harness;
+let t: TestTenant;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   h = await createHarness();
-  api = client(h, (await makeTenant(h)).key);
+  t = await makeTenant(h);
+  api = client(h, t.key);
 });
+
+/** The row as stored, and the target as the engine gets it (secrets revealed). */
+async function stored(jobId: string) {
+  const { rows } = await h.db.pool.query<{
+    target: Record<string, unknown>;
+    target_secrets: Buffer | null;
+    raw: string;
+  }>('SELECT target, target_secrets, row_to_json(jobs)::text AS raw FROM jobs WHERE id = $1', [jobId]);
+  const row = rows[0]!;
+  return { ...row, delivered: revealTarget(h.deps.keyring, t.tenantId, row.target, row.target_secrets) };
+}
 afterAll(() => h.close());
 
 const amqp = { type: 'amqp', url: 'amqp://belfry:s3cret@rabbit.example.com:5672/prod', exchange: 'jobs' };
@@ -50,6 +64,34 @@ describe('broker targets', () => {
     });
     expect(patched.status).toBe(200);
     expect(patched.body.target.subject).toBe('reports.hourly');
+  });
+
+  it('stores broker passwords sealed; *** sent back keeps them, a new one replaces them', async () => {
+    for (const target of [amqp, nats]) {
+      const created = await api.post(
+        '/api/v1/jobs',
+        jobBody({ target: { ...target, headers: { 'x-api-key': 'k-31337' } } }),
+      );
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      expect(created.body.target.headers).toEqual({ 'x-api-key': '***' });
+      let row = await stored(id);
+      expect(row.raw).not.toMatch(/s3cret|k-31337/);
+      expect(row.delivered).toMatchObject({ url: target.url, headers: { 'x-api-key': 'k-31337' } });
+
+      // The dashboard's edit form sends back what it was shown.
+      const roundTrip = await api.patch(`/api/v1/jobs/${id}`, { target: created.body.target, name: 'renamed' });
+      expect(roundTrip.status).toBe(200);
+      expect(roundTrip.body.target.url).toBe(created.body.target.url);
+      row = await stored(id);
+      expect(row.delivered).toMatchObject({ url: target.url, headers: { 'x-api-key': 'k-31337' } });
+
+      const rotated = target.url.replace('s3cret', 'n3w-pass');
+      const changed = await api.patch(`/api/v1/jobs/${id}`, { target: { ...created.body.target, url: rotated } });
+      expect(changed.status).toBe(200);
+      expect(JSON.stringify(changed.body)).not.toContain('n3w-pass');
+      expect((await stored(id)).delivered).toMatchObject({ url: rotated });
+    }
   });
 
   it('refuses malformed broker targets with a field error each', async () => {

@@ -95,7 +95,7 @@ describe('publishing', () => {
     // The same check a webhook receiver makes, over the message body.
     expect(new Webhook(SECRET).verify(m!.content.toString('utf8'), headers)).toEqual(payload);
     // What is stored with the attempt has the signature redacted.
-    expect(outcome.requestHeaders?.['webhook-signature']).toBe('[redacted]');
+    expect(outcome.requestHeaders?.['webhook-signature']).toBe('***');
   });
 
   it('publishes transient messages when persistent is false, and reuses one connection per tenant and broker', async () => {
@@ -221,7 +221,7 @@ describe('refusals', () => {
       expect(proxy.accepted).toBe(0);
       const byName = await guarded.execute(target({ url: 'amqp://guest:guest@localhost:5672' }), {}, makeContext());
       expect(byName).toMatchObject({ ok: false, failure: 'refused' });
-      expect(byName.error).toMatch(/target localhost resolves to/);
+      expect(byName.error).toMatch(/target localhost does not resolve to a public address/);
     } finally {
       await guarded.close();
       await proxy.stop();

@@ -2,6 +2,7 @@
 // job's headers merged under Belfry's own, the Standard Webhooks signature over exactly
 // the bytes sent, and the redacted copy of the headers that is stored with the run.
 // Pure: the HTTP handler does the sending.
+import { SECRET_MASK } from '../kind';
 import type { HandlerContext } from '../types';
 import { webhookHeaders } from '../webhook-headers';
 import type { HttpMethod } from './schema';
@@ -84,7 +85,7 @@ export function buildHeaders(
   return { headers };
 }
 
-const REDACTED = '[redacted]';
+const REDACTED = SECRET_MASK; // as write-only target fields read back (CONTRACT.md §6)
 const ALWAYS_REDACTED = new Set(['webhook-signature', 'authorization', 'proxy-authorization', 'cookie']);
 // Substrings that mark a credential-bearing custom header (x-api-key, x-auth-token,
 // x-client-secret, ...). Broader than strictly needed: a redacted harmless header costs
