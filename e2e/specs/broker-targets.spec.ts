@@ -49,12 +49,12 @@ test('a job with a RabbitMQ target publishes signed messages; the password is ne
   await page.getByLabel('Unit').selectOption('seconds');
 
   // The kind selector swaps the HTTP fields for the RabbitMQ ones.
-  await expect(page.getByLabel('Method')).toBeVisible();
+  await expect(page.getByRole('combobox', { name: 'Method' })).toBeVisible();
   await page.getByRole('radio', { name: /RabbitMQ/ }).check();
-  await expect(page.getByLabel('Method')).toHaveCount(0);
-  await page.getByLabel('Broker URL').fill(BROKER);
-  await page.getByLabel('Exchange').fill(exchange);
-  await page.getByLabel('Routing key').fill('reports');
+  await expect(page.getByRole('combobox', { name: 'Method' })).toHaveCount(0);
+  await page.getByRole('textbox', { name: 'Broker URL' }).fill(BROKER);
+  await page.getByRole('textbox', { name: 'Exchange' }).fill(exchange);
+  await page.getByRole('textbox', { name: 'Routing key' }).fill('reports');
   await page.getByRole('button', { name: 'Add header' }).click();
   await page.getByLabel('Header 1 name').fill('x-team');
   await page.getByLabel('Header 1 value').fill('billing');
@@ -96,7 +96,17 @@ test('a job with a RabbitMQ target publishes signed messages; the password is ne
   await page.goBack();
   await page.getByRole('link', { name: 'Edit' }).click();
   await expect(page.getByRole('radio', { name: /RabbitMQ/ })).toBeChecked();
-  await expect(page.getByLabel('Broker URL')).toHaveValue('amqp://guest:***@127.0.0.1:5672');
+  await expect(page.getByRole('textbox', { name: 'Broker URL' })).toHaveValue('amqp://guest:***@127.0.0.1:5672');
   await expect(page.getByText('The stored password is shown as ***')).toBeVisible();
-  await expect(page.getByLabel('Exchange')).toHaveValue(exchange);
+  await expect(page.getByRole('textbox', { name: 'Exchange' })).toHaveValue(exchange);
+
+  // Saving with *** keeps the stored password: after resuming, runs are still delivered.
+  await page.getByRole('textbox', { name: 'Routing key' }).fill('reports');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByRole('heading', { name: /e2e rabbit/ })).toBeVisible();
+  await expect(page.getByText('amqp://guest:***@127.0.0.1:5672')).toBeVisible();
+  await received(); // what arrived before the edit
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expect.poll(async () => (await received()).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await page.getByRole('button', { name: 'Pause' }).click();
 });
