@@ -16,6 +16,8 @@ export interface BenchArgs {
     handlers: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
+    /** jitterSeconds of the herd-jitter scenario's jobs */
+    herdJitter: number;
   };
   /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats); undefined = every one */
   handlerKinds: string[] | undefined;
@@ -78,6 +80,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadyRate: numberArg('steady-rate', 1000),
       handlers: numberArg('handlers', base.handlers),
       create: numberArg('create', base.create),
+      herdJitter: numberArg('herd-jitter', 60),
     },
     handlerKinds: value('handler-kinds')?.split(','),
     peerWorkloads,

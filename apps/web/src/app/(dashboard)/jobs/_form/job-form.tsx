@@ -42,6 +42,7 @@ const SHOWN = [
   'priority',
   'misfirePolicy',
   'overlapPolicy',
+  'jitterSeconds',
 ];
 
 function unshown(errors: FieldError[]): FieldError[] {
