@@ -2,7 +2,8 @@
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
 // development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
-// --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results).
+// --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the handlers
+// scenario (target kinds side by side): --handlers=N runs per kind, --handler-kinds=http,amqp,nats.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -13,6 +14,7 @@ import { runInterruptCleanUps } from './lib/cleanup';
 import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
 import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
+import { runHandlers, type HandlersResult } from './scenarios/handlers';
 import { runHerd, type HerdResult } from './scenarios/herd';
 import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runCreate, type CreateResult } from './scenarios/create';
@@ -22,7 +24,7 @@ import { runSteady, type SteadyResult } from './scenarios/steady';
 import { PEER_NAMES } from './peers/index';
 import { comparePeers, peerRows, runPeers, type PeerResult } from './peers/report';
 
-const { quick, want, wantPeer, P, peerWorkloads, peerSettings } = (() => {
+const { quick, want, wantPeer, P, peerWorkloads, peerSettings, handlerKinds } = (() => {
   try {
     return parseArgs(process.argv.slice(2));
   } catch (err) {
@@ -156,6 +158,24 @@ async function main() {
       label: 'fairness-hang',
     });
     results.fairnessHang = fairnessSummary(fairHang);
+  }
+
+  let handlers: HandlersResult | undefined;
+  if (want('handlers')) {
+    log(
+      `handlers: ${P.handlers} due runs per target kind (${handlerKinds?.join(', ') ?? 'all kinds'}), 2 engine nodes`,
+    );
+    handlers = await runHandlers({ count: P.handlers, tenants: 20, engines: 2, kinds: handlerKinds });
+    const http = handlers.kinds.find((k) => k.kind === 'http');
+    results.handlers = {
+      ...handlers,
+      // Each broker kind's throughput over HTTP's (target: at least 1).
+      vsHttp: Object.fromEntries(
+        handlers.kinds
+          .filter((k) => k.kind !== 'http' && k.runsPerSecond && http?.runsPerSecond)
+          .map((k) => [k.kind, Math.round(((k.runsPerSecond ?? 0) / (http?.runsPerSecond ?? 1)) * 100) / 100]),
+      ),
+    };
   }
 
   let peers: PeerResult[] = [];
@@ -309,6 +329,16 @@ async function main() {
       `${fmt(failover.lagAfterKill.p50)} / ${fmt(failover.lagAfterKill.p99)} / ${fmt(failover.lagAfterKill.max)}`,
       '',
     ]);
+  }
+  for (const k of handlers?.kinds ?? []) {
+    const name = `handlers ${k.kind}`;
+    if (k.error) {
+      rows.push([name, 'not run', k.error, '']);
+      continue;
+    }
+    rows.push([name, 'runs/s', `${k.runsPerSecond ?? '-'} /s (${k.runs} runs)`, k.kind === 'http' ? '' : '≥ http']);
+    rows.push([name, 'start lag p50/p99', `${fmt(k.lag.p50)} / ${fmt(k.lag.p99)}`, '']);
+    rows.push([name, 'duplicates / missing', `${k.duplicates} / ${k.missing}`, '0 / 0']);
   }
   rows.push(...peerRows(peers, comparisons));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];

@@ -42,6 +42,8 @@ export async function insertTenant(
 export interface JobOptions {
   schedule: ScheduleSpec;
   url: string;
+  /** a whole stored target (any kind) instead of the http target built from url/method/headers */
+  target?: Record<string, unknown>;
   method?: string;
   headers?: Record<string, string>;
   payload?: unknown;
@@ -71,7 +73,7 @@ export async function insertJob(
   const target = sealTarget(
     TEST_KEYRING,
     tenantId,
-    { type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} },
+    (o.target ?? { type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} }) as never,
     null,
   );
   await pool.query(

@@ -12,11 +12,15 @@ export interface BenchArgs {
     fairBig: number;
     fairSmall: number;
     fairHang: number;
+    /** handlers scenario: due runs per target kind */
+    handlers: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
     /** jitterSeconds of the herd-jitter scenario's jobs */
     herdJitter: number;
   };
+  /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats); undefined = every one */
+  handlerKinds: string[] | undefined;
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
   peerSettings: unknown;
@@ -52,6 +56,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairBig: 10_000,
         fairSmall: 100,
         fairHang: 500,
+        handlers: 5_000,
         create: 20_000,
       }
     : {
@@ -61,6 +66,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairBig: 50_000,
         fairSmall: 100,
         fairHang: 500,
+        handlers: 20_000,
         create: 100_000,
       };
   return {
@@ -72,9 +78,11 @@ export function parseArgs(args: string[]): BenchArgs {
       herd: numberArg('herd', base.herd),
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
+      handlers: numberArg('handlers', base.handlers),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
     },
+    handlerKinds: value('handler-kinds')?.split(','),
     peerWorkloads,
     peerSettings,
   };

@@ -106,3 +106,51 @@ describe('flag values', () => {
     expect(() => parseJson('{a:1}', '--payload')).toThrow(/--payload is not valid JSON/);
   });
 });
+
+describe('buildJobBody: target kinds', () => {
+  const base = { name: 'n', every: 60 };
+
+  it('builds an amqp target, the kind told by the URL scheme', () => {
+    expect(
+      buildJobBody(undefined, {
+        ...base,
+        url: 'amqps://u:p@rabbit.test/vh',
+        exchange: 'jobs',
+        routingKey: 'reports',
+        transient: true,
+        header: { 'x-team': 'billing' },
+      }).target,
+    ).toEqual({
+      type: 'amqp',
+      url: 'amqps://u:p@rabbit.test/vh',
+      exchange: 'jobs',
+      routingKey: 'reports',
+      persistent: false,
+      headers: { 'x-team': 'billing' },
+    });
+  });
+
+  it('builds a nats target, and --type wins over the scheme', () => {
+    expect(buildJobBody(undefined, { ...base, url: 'nats://n.test:4222', subject: 'reports.daily' }).target).toEqual({
+      type: 'nats',
+      url: 'nats://n.test:4222',
+      subject: 'reports.daily',
+    });
+    expect(buildJobBody(undefined, { ...base, type: 'nats', url: 'x://y', subject: 's' }).target?.type).toBe('nats');
+  });
+
+  it("refuses a flag of another kind's target", () => {
+    expect(() => buildJobBody(undefined, { ...base, url: 'https://x.test', exchange: 'jobs' })).toThrow(
+      /--exchange applies only to amqp targets \(this target is http\)/,
+    );
+    expect(() => buildJobBody(undefined, { ...base, url: 'amqp://r.test', method: 'GET', exchange: 'e' })).toThrow(
+      /--method applies only to http targets/,
+    );
+    expect(() => buildJobBody(undefined, { ...base, url: 'amqp://r.test', subject: 's' })).toThrow(UsageError);
+  });
+
+  it('keeps the kind of the file when only some target flags are given', () => {
+    const file = { target: { type: 'amqp', url: 'amqp://r.test', exchange: 'a' } };
+    expect(buildJobBody(file, { exchange: 'b' }).target).toEqual({ type: 'amqp', url: 'amqp://r.test', exchange: 'b' });
+  });
+});

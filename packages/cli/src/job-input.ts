@@ -22,9 +22,19 @@ export interface JobCreateFlags {
   every?: number;
   /** UTC ISO instant, parsed from --at */
   at?: string;
+  /** the target kind; default from the --url scheme (amqp(s):// → amqp, nats:// or tls:// → nats, else http) */
+  type?: string;
   url?: string;
   method?: string;
   header?: Record<string, string>;
+  /** amqp: the exchange ("" = the default exchange) */
+  exchange?: string;
+  /** amqp: the routing key */
+  routingKey?: string;
+  /** amqp: publish transient (non-persistent) messages */
+  transient?: boolean;
+  /** nats: the subject */
+  subject?: string;
   /** parsed --payload or --payload-file content */
   payload?: unknown;
   maxAttempts?: number;
@@ -46,6 +56,11 @@ export const JOB_FIELD_HINTS: FieldHints = {
   'target.url': '--url',
   'target.method': '--method',
   'target.headers': '--header',
+  'target.type': '--type',
+  'target.exchange': '--exchange',
+  'target.routingKey': '--routing-key',
+  'target.persistent': '--transient',
+  'target.subject': '--subject',
   payload: '--payload',
   'retry.maxAttempts': '--max-attempts',
   timeoutSeconds: '--timeout',
@@ -86,18 +101,8 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
   if (flags.every !== undefined) body.schedule = { type: 'interval', everySeconds: flags.every };
   if (flags.at !== undefined) body.schedule = { type: 'once', runAt: flags.at };
 
-  if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined) {
-    const current: Partial<TargetInput> = isObject(body.target) ? body.target : {};
-    const currentHeaders = isObject(current.headers) ? current.headers : {};
-    body.target = {
-      type: 'http',
-      ...current,
-      ...(flags.url !== undefined ? { url: flags.url } : {}),
-      // any method the user typed; the server names the ones it accepts
-      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() as TargetInput['method'] } : {}),
-      ...(flags.header !== undefined ? { headers: { ...currentHeaders, ...flags.header } } : {}),
-    };
-  }
+  const target = buildTarget(body.target, flags);
+  if (target !== undefined) body.target = target;
   if (flags.payload !== undefined) body.payload = flags.payload;
   if (flags.maxAttempts !== undefined) {
     body.retry = { ...(isObject(body.retry) ? body.retry : {}), maxAttempts: flags.maxAttempts };
@@ -117,6 +122,61 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
     if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
   }
   return body;
+}
+
+/** The kind a URL's scheme implies: amqp(s):// → amqp, nats:// or tls:// → nats, else http. */
+export function kindOfUrl(url: string): 'http' | 'amqp' | 'nats' {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'amqp' || scheme === 'amqps') return 'amqp';
+  if (scheme === 'nats' || scheme === 'tls') return 'nats';
+  return 'http';
+}
+
+const TARGET_FLAGS: Array<[keyof JobCreateFlags, string]> = [
+  ['type', '--type'],
+  ['url', '--url'],
+  ['method', '--method'],
+  ['header', '--header'],
+  ['exchange', '--exchange'],
+  ['routingKey', '--routing-key'],
+  ['transient', '--transient'],
+  ['subject', '--subject'],
+];
+/** Flags that only one kind takes. */
+const KIND_FLAGS: Record<string, Array<keyof JobCreateFlags>> = {
+  http: ['method'],
+  amqp: ['exchange', 'routingKey', 'transient'],
+  nats: ['subject'],
+};
+
+/** The target the flags describe, merged over the file's; undefined when no target flag is given. */
+function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody['target'] | undefined {
+  if (!TARGET_FLAGS.some(([flag]) => flags[flag] !== undefined)) return undefined;
+  const current: Record<string, unknown> = isObject(fileTarget) ? fileTarget : {};
+  const type =
+    flags.type ??
+    (typeof current.type === 'string' ? current.type : undefined) ??
+    kindOfUrl(flags.url ?? String(current.url ?? ''));
+  for (const [kind, names] of Object.entries(KIND_FLAGS)) {
+    if (kind === type) continue;
+    for (const name of names) {
+      if (flags[name] !== undefined) {
+        const flag = TARGET_FLAGS.find(([f]) => f === name)?.[1];
+        throw new UsageError(`${flag} applies only to ${kind} targets (this target is ${type})`);
+      }
+    }
+  }
+  const currentHeaders = isObject(current.headers) ? current.headers : {};
+  const target: Record<string, unknown> = { ...current, type };
+  if (flags.url !== undefined) target.url = flags.url;
+  // any method the user typed; the server names the ones it accepts
+  if (flags.method !== undefined) target.method = flags.method.toUpperCase();
+  if (flags.header !== undefined) target.headers = { ...currentHeaders, ...flags.header };
+  if (flags.exchange !== undefined) target.exchange = flags.exchange;
+  if (flags.routingKey !== undefined) target.routingKey = flags.routingKey;
+  if (flags.transient !== undefined) target.persistent = !flags.transient;
+  if (flags.subject !== undefined) target.subject = flags.subject;
+  return target as JobCreateBody['target'];
 }
 
 function joinList(items: string[]): string {

@@ -43,9 +43,23 @@ export function jobsTable(jobs: Job[], now: Date): string {
       j.status,
       describeSchedule(j.schedule),
       formatRelative(j.nextRunAt, now),
-      `${j.target.method} ${j.target.url}`,
+      describeTarget(j.target),
     ]),
   );
+}
+
+/** One line per target, by kind (secrets in the URL come masked from the server). */
+export function describeTarget(target: Job['target']): string {
+  switch (target.type) {
+    case 'http':
+      return `${target.method} ${target.url}`;
+    case 'amqp':
+      return `amqp ${target.url} exchange ${JSON.stringify(target.exchange)} routing key ${JSON.stringify(target.routingKey)}${target.persistent ? '' : ' (transient)'}`;
+    case 'nats':
+      return `nats ${target.url} subject ${target.subject}`;
+    default:
+      return (target as { type: string }).type;
+  }
 }
 
 export function jobDetail(job: Job, now: Date): string {
@@ -57,7 +71,7 @@ export function jobDetail(job: Job, now: Date): string {
     ['status', job.status],
     ['schedule', describeSchedule(job.schedule)],
     ['next run', formatInstant(job.nextRunAt, now)],
-    ['target', `${job.target.method} ${job.target.url}`],
+    ['target', describeTarget(job.target)],
     ['headers', headers.length ? headers.map(([k, v]) => `${k}: ${v}`).join(', ') : '-'],
     ['payload', job.payload === null || job.payload === undefined ? '-' : truncate(JSON.stringify(job.payload), 200)],
     [

@@ -25,6 +25,13 @@ export type Schedule = Schemas['Schedule'];
 export type ScheduleInput = Schemas['ScheduleInput'];
 export type Target = Schemas['Target'];
 export type TargetInput = Schemas['TargetInput'];
+/** Each kind of target, as sent and as answered (a broker URL's password answers as ***). */
+export type HttpTargetInput = Schemas['HttpTargetInput'];
+export type HttpTarget = Schemas['HttpTarget'];
+export type AmqpTargetInput = Schemas['AmqpTargetInput'];
+export type AmqpTarget = Schemas['AmqpTarget'];
+export type NatsTargetInput = Schemas['NatsTargetInput'];
+export type NatsTarget = Schemas['NatsTarget'];
 export type Retry = Schemas['Retry'];
 export type Run = Schemas['Run'];
 export type Attempt = Schemas['Attempt'];

@@ -5,3 +5,5 @@ export * from './types';
 export * from './registry';
 export * from './guard/ssrf-guard';
 export { HttpHandler, type HttpHandlerOptions, type HttpTarget } from './http/http';
+export { AmqpHandler, type AmqpHandlerOptions, type AmqpTarget } from './amqp/amqp';
+export { NatsHandler, type NatsHandlerOptions, type NatsTarget } from './nats/nats';

@@ -3,7 +3,9 @@
 // type below refuses a build where they disagree); the worker only ever asks the registry for
 // `target.type`.
 import { type Lane, WORKER_LANES } from '@belfry/core';
+import { AmqpHandler } from './amqp/amqp';
 import { HttpHandler, type HttpHandlerOptions } from './http/http';
+import { NatsHandler } from './nats/nats';
 import { KINDS } from './kinds';
 import type { ImplementedKind } from './schemas';
 import type { Handler } from './types';
@@ -21,6 +23,8 @@ const FACTORIES: { [K in ImplementedKind]: (options: HandlerOptions) => Handler 
     if (options.userAgent !== undefined) http.userAgent = options.userAgent;
     return new HttpHandler(http);
   },
+  amqp: (options) => new AmqpHandler({ allowPrivateTargets: options.allowPrivateTargets }),
+  nats: (options) => new NatsHandler({ allowPrivateTargets: options.allowPrivateTargets }),
 };
 
 export interface HandlerRegistry {

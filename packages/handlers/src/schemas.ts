@@ -26,6 +26,9 @@ export {
 export { KINDS } from './kinds';
 export { TargetHeaders } from './fields';
 export { HTTP_METHODS, type HttpMethod, HttpTarget, HttpTargetInput } from './http/schema';
+export { AmqpTarget, AmqpTargetInput } from './amqp/schema';
+export { NatsTarget, NatsTargetInput } from './nats/schema';
+export { maskUrlPassword } from './brokers/broker-url';
 
 type Kinds = typeof KINDS;
 /** The kinds this build implements. */

@@ -2,7 +2,7 @@
 // records what it received, and a HandlerContext factory. Loopback only, by design: the
 // handler tests never contact any other address.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Server, type Socket } from 'node:net';
 import { generateSigningSecret } from '@belfry/core';
 import type { HandlerContext } from './types';
 
@@ -78,5 +78,107 @@ export function makeContext(overrides: Partial<HandlerContext> = {}): HandlerCon
     signingSecrets: [SECRET],
     now: () => new Date(),
     ...overrides,
+  };
+}
+
+/**
+ * A loopback TCP proxy to `targetPort` (a real broker) that a test starts and stops: a broker
+ * that is down (nothing listens on the port), then up again on the same port, or a proxy that
+ * accepts and never answers (`silent`).
+ */
+export interface TcpProxy {
+  port: number;
+  /** starts listening (again) on `port` */
+  start(): Promise<void>;
+  /** stops listening and cuts every proxied connection */
+  stop(): Promise<void>;
+  /** connections accepted so far */
+  accepted: number;
+}
+
+export async function tcpProxy(targetPort: number, options: { silent?: boolean } = {}): Promise<TcpProxy> {
+  const port = await closedPort();
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const proxy: TcpProxy = {
+    port,
+    accepted: 0,
+    async start() {
+      server = net.createServer((client) => {
+        proxy.accepted++;
+        sockets.add(client);
+        client.on('close', () => sockets.delete(client));
+        client.on('error', () => {});
+        if (options.silent) return;
+        const upstream = net.connect(targetPort, '127.0.0.1');
+        sockets.add(upstream);
+        upstream.on('close', () => sockets.delete(upstream));
+        upstream.on('error', () => client.destroy());
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    },
+    async stop() {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      const s = server;
+      server = null;
+      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+  return proxy;
+}
+
+/** A private nats-server (the machine's binary) with JetStream, on a loopback port, that a test starts and stops. */
+export interface NatsServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startNatsServer(
+  options: { port?: number; user?: string; pass?: string } = {},
+): Promise<NatsServer> {
+  const { spawn } = await import('node:child_process');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const port = options.port ?? (await closedPort());
+  const dir = await mkdtemp(join(tmpdir(), 'belfry-nats-'));
+  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
+  if (options.user) args.push('--user', options.user, '--pass', options.pass ?? '');
+  const child = spawn(process.env.BELFRY_NATS_SERVER ?? 'nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Ready once it accepts connections (it logs "Server is ready" only at higher verbosity).
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (child.exitCode !== null || i > 200) {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`nats-server did not start: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    port,
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -94,9 +94,20 @@ export function jobsCommand(ctx: Context): Command {
         .argParser(parseWith((v) => parseAt(v, ctx.now())))
         .conflicts(['cron', 'every']),
     )
-    .option('--url <url>', 'webhook target URL (http or https)')
-    .option('--method <method>', 'HTTP method (default POST)')
-    .option('--header <name:value>', 'request header; repeat for more', parseWith(parseHeader))
+    .option(
+      '--type <kind>',
+      'target kind: http, amqp or nats (default: from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
+    )
+    .option(
+      '--url <url>',
+      'target URL: http(s):// webhook, amqp(s)://user:pass@host/vhost broker or nats://user:pass@host',
+    )
+    .option('--method <method>', 'http: HTTP method (default POST)')
+    .option('--header <name:value>', 'request or message header; repeat for more', parseWith(parseHeader))
+    .option('--exchange <name>', 'amqp: the exchange to publish to ("" for the default exchange)')
+    .option('--routing-key <key>', 'amqp: the routing key (default "")')
+    .option('--transient', 'amqp: publish non-persistent messages (default persistent)')
+    .option('--subject <subject>', 'nats: the JetStream subject to publish to')
     .addOption(
       new Option('--payload <json>', 'JSON body sent to the target')
         .argParser(parseWith((v) => parseJson(v, '--payload')))

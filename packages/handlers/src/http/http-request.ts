@@ -2,9 +2,9 @@
 // job's headers merged under Belfry's own, the Standard Webhooks signature over exactly
 // the bytes sent, and the redacted copy of the headers that is stored with the run.
 // Pure: the HTTP handler does the sending.
-import { webhookSignatureHeader } from '@belfry/core';
 import { SECRET_MASK } from '../kind';
 import type { HandlerContext } from '../types';
+import { webhookHeaders } from '../webhook-headers';
 import type { HttpMethod } from './schema';
 
 export { HTTP_METHODS, type HttpMethod } from './schema';
@@ -79,19 +79,10 @@ export function buildHeaders(
   if (hasBody) headers['content-type'] = 'application/json';
   else delete headers['content-type']; // nothing is sent, so nothing to describe
   headers['user-agent'] = userAgent;
-  headers['webhook-id'] = ctx.runId;
-  headers['webhook-timestamp'] = String(timestampSeconds);
-  headers['idempotency-key'] = ctx.runId;
-  headers['belfry-job-id'] = ctx.jobId;
-  headers['belfry-scheduled-time'] = ctx.scheduledTime.toISOString();
-  headers['belfry-attempt'] = String(ctx.attempt);
-  try {
-    headers['webhook-signature'] = webhookSignatureHeader(ctx.signingSecrets, ctx.runId, timestampSeconds, body);
-    return { headers };
-  } catch (err) {
-    delete headers['webhook-signature'];
-    return { headers, signingError: `cannot sign the request: ${(err as Error).message}` };
-  }
+  const signed = webhookHeaders(ctx, timestampSeconds, body);
+  Object.assign(headers, signed.headers);
+  if (signed.signingError) return { headers, signingError: signed.signingError };
+  return { headers };
 }
 
 const REDACTED = SECRET_MASK; // as write-only target fields read back (CONTRACT.md §6)

@@ -7,6 +7,7 @@ import { Table, TBody, Td, Th } from '@/components/table';
 import { scheduleInWords, scheduleRaw, scheduleZone } from '../../_lib/schedule';
 import { formatCompact, formatInZone, relative, viewerZone } from '../../_lib/time';
 import type { Outputs } from '../../_lib/trpc';
+import { targetSummary } from './_targets';
 
 type JobRow = Outputs['jobs']['list']['data'][number];
 
@@ -42,8 +43,8 @@ export function JobsTable({ data, now }: { data: JobRow[]; now: number }) {
                     <JobStatusBadge status={job.status} />
                   </span>
                 ) : null}
-                <div className="truncate text-xs text-slate-500" title={job.target.url}>
-                  <span className="font-mono">{job.target.method}</span> {job.target.url}
+                <div className="truncate text-xs text-slate-500" title={targetSummary(job.target)}>
+                  {targetSummary(job.target)}
                 </div>
               </Td>
               <Td className="max-w-[15rem]">

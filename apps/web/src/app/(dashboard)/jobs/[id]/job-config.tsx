@@ -4,6 +4,7 @@ import { Card, DefinitionList } from '@/components/card';
 import { scheduleInWords, scheduleRaw, scheduleZone } from '../../../_lib/schedule';
 import { formatInZone, formatLocal, relative, viewerZone } from '../../../_lib/time';
 import { MISFIRE_OPTIONS, OVERLAP_OPTIONS } from '../_form/options';
+import { targetUi } from '../_targets';
 
 type Job = Outputs['jobs']['get'];
 type Row = [string, React.ReactNode];
@@ -61,14 +62,11 @@ function scheduleRows(job: Job, now: number): Row[] {
 }
 
 function targetRows(job: Job): Row[] {
-  const headers = Object.entries(job.target.headers);
+  const ui = targetUi(job.target.type);
+  const headers = Object.entries('headers' in job.target ? (job.target.headers ?? {}) : {});
   return [
-    [
-      'Request',
-      <span key="v" className="font-mono text-xs break-all">
-        <strong>{job.target.method}</strong> {job.target.url}
-      </span>,
-    ],
+    ['Kind', ui?.label ?? job.target.type],
+    ...(ui ? ui.rows(job.target) : []),
     [
       'Headers',
       headers.length ? (

@@ -1,6 +1,7 @@
 // Checks the form can make before asking the server (which checks everything again and
 // whose messages land in the same places): empty required fields, numbers, JSON.
 import type { FieldError } from '../../../_lib/errors';
+import { targetUi } from '../_targets';
 import { type FormState, parsePayload } from './model';
 
 function wholeNumber(text: string): boolean {
@@ -17,7 +18,8 @@ export function clientChecks(form: FormState): FieldError[] {
   if (form.kind === 'once' && Number.isNaN(new Date(form.runAtLocal).getTime())) {
     errors.push({ path: 'schedule.runAt', message: 'pick a date and time' });
   }
-  if (!form.url.trim()) errors.push({ path: 'target.url', message: 'is required' });
+  const ui = targetUi(form.targetType);
+  if (ui) errors.push(...ui.check(form.targets[ui.type] ?? ui.empty()));
   for (const h of form.headers) {
     if (!h.name.trim() && h.value) errors.push({ path: 'target.headers', message: 'every header needs a name' });
   }

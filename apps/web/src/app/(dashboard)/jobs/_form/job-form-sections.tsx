@@ -6,10 +6,11 @@ import type { ReactNode } from 'react';
 import { Button } from '@/components/button';
 import { Card } from '@/components/card';
 import { Notice } from '@/components/empty';
-import { SelectField, TextareaField, TextField } from '@/components/form-fields';
+import { TextareaField, TextField } from '@/components/form-fields';
 import type { FieldError } from '../../../_lib/errors';
 import { HeadersEditor } from './headers-editor';
-import { type FormState, METHODS, type Method, parsePayload } from './model';
+import { TARGET_UIS, targetUi } from '../_targets';
+import { type FormState, parsePayload } from './model';
 import { MISFIRE_OPTIONS, OVERLAP_OPTIONS, PRIORITY_OPTIONS, RadioCards } from './options';
 
 export interface SectionProps {
@@ -53,34 +54,24 @@ export function ErrorSummary({ message, unshown }: { message: ReactNode; unshown
 }
 
 export function TargetSection({ form, set, at, errors }: SectionProps & { errors: FieldError[] }) {
+  const ui = targetUi(form.targetType) ?? TARGET_UIS[0]!;
+  const draft = form.targets[ui.type] ?? ui.empty();
+  const setDraft = (patch: object) => set({ targets: { ...form.targets, [ui.type]: { ...draft, ...patch } } });
   return (
-    <Section title="Target" description="The HTTP endpoint each run calls. 2xx counts as success.">
+    <Section title="Target" description="Where each run is delivered.">
       <div className="space-y-4">
-        <div className="flex flex-wrap gap-3">
-          <SelectField
-            label="Method"
-            errors={at('target.method')}
-            fieldClassName="w-32"
-            value={form.method}
-            onChange={(e) => set({ method: e.target.value as Method })}
-          >
-            {METHODS.map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </SelectField>
-          <TextField
-            label="URL"
-            errors={at('target.url')}
-            fieldClassName="min-w-[20rem] flex-1"
-            type="url"
-            value={form.url}
-            onChange={(e) => set({ url: e.target.value })}
-            placeholder="https://example.com/hooks/daily-report"
-            className="font-mono"
-            spellCheck={false}
-          />
-        </div>
-        <HeadersEditor rows={form.headers} onChange={(headers) => set({ headers })} errors={errors} />
+        <RadioCards
+          legend="Kind"
+          name="target-kind"
+          value={ui.type}
+          options={TARGET_UIS.map((k) => ({ value: k.type, label: k.label, help: k.description }))}
+          onChange={(targetType) => set({ targetType })}
+          errors={at('target.type')}
+        />
+        <ui.Editor draft={draft} set={setDraft} at={at} />
+        {ui.headers ? (
+          <HeadersEditor rows={form.headers} onChange={(headers) => set({ headers })} errors={errors} />
+        ) : null}
       </div>
     </Section>
   );

@@ -11,6 +11,7 @@ import { TextField } from '@/components/form-fields';
 import { useToast } from '@/components/toast';
 import { errorMessage, errorsAt, type FieldError, fieldErrors } from '../../../_lib/errors';
 import { useTRPC } from '../../../_lib/trpc';
+import { TARGET_UIS } from '../_targets';
 import { clientChecks } from './client-checks';
 import {
   DeliverySection,
@@ -30,8 +31,8 @@ const SHOWN = [
   'schedule.timezone',
   'schedule.everySeconds',
   'schedule.runAt',
-  'target.url',
-  'target.method',
+  'target.type',
+  ...TARGET_UIS.flatMap((k) => k.fields.map((f) => `target.${f}`)),
   'target.headers',
   'payload',
   'retry.maxAttempts',

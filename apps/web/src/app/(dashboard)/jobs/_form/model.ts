@@ -2,13 +2,11 @@
 import type { MisfirePolicy, OverlapPolicy, Priority, Target } from '@belfry/client';
 import type { Schedule } from '../../../_lib/schedule';
 import { viewerZone } from '../../../_lib/time';
+import { TARGET_UIS, targetUi } from '../_targets';
 
 export type ScheduleKind = Schedule['type'];
 export type IntervalUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 export const UNIT_SECONDS: Record<IntervalUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
-/** The API's methods, POST first (the form's default). */
-export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const satisfies readonly Target['method'][];
-export type Method = (typeof METHODS)[number];
 
 export interface HeaderRow {
   key: number;
@@ -25,8 +23,10 @@ export interface FormState {
   everyUnit: IntervalUnit;
   /** datetime-local value, in the viewer's zone */
   runAtLocal: string;
-  url: string;
-  method: Method;
+  /** the target kind chosen in the form's kind selector */
+  targetType: string;
+  /** each kind's draft, so switching kinds back and forth keeps what was typed */
+  targets: Record<string, object>;
   headers: HeaderRow[];
   payload: string;
   maxAttempts: string;
@@ -42,7 +42,7 @@ export interface FormState {
 export interface JobShape {
   name: string;
   schedule: Schedule;
-  target: { type: 'http'; url: string; method: Method; headers: Record<string, string> };
+  target: Target;
   payload?: unknown;
   retry: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
   timeoutSeconds: number;
@@ -82,8 +82,8 @@ export function emptyForm(): FormState {
     everyAmount: '5',
     everyUnit: 'minutes',
     runAtLocal: toLocalInput(new Date(Date.now() + 60 * 60 * 1000)),
-    url: '',
-    method: 'POST',
+    targetType: 'http',
+    targets: Object.fromEntries(TARGET_UIS.map((k) => [k.type, k.empty()])),
     headers: [],
     payload: '',
     maxAttempts: '5',
@@ -110,9 +110,14 @@ export function formFromJob(job: JobShape): FormState {
     everyAmount: interval?.amount ?? base.everyAmount,
     everyUnit: interval?.unit ?? base.everyUnit,
     runAtLocal: s.type === 'once' ? toLocalInput(new Date(s.runAt)) : base.runAtLocal,
-    url: job.target.url,
-    method: job.target.method,
-    headers: Object.entries(job.target.headers).map(([n, v]) => newHeaderRow(n, v)),
+    targetType: job.target.type,
+    targets: {
+      ...base.targets,
+      ...(targetUi(job.target.type) ? { [job.target.type]: targetUi(job.target.type)!.fromTarget(job.target) } : {}),
+    },
+    headers: Object.entries('headers' in job.target ? (job.target.headers ?? {}) : {}).map(([n, v]) =>
+      newHeaderRow(n, v),
+    ),
     payload: job.payload === null || job.payload === undefined ? '' : JSON.stringify(job.payload, null, 2),
     maxAttempts: String(job.retry.maxAttempts),
     initialDelaySeconds: String(job.retry.initialDelaySeconds),
@@ -154,19 +159,21 @@ export function scheduleOf(form: FormState): Schedule {
   }
 }
 
+/** The chosen kind's target, with the header rows when the kind takes headers. */
+export function targetOf(form: FormState) {
+  const ui = targetUi(form.targetType) ?? TARGET_UIS[0]!;
+  const headers = Object.fromEntries(
+    form.headers.filter((h) => h.name.trim() || h.value).map((h) => [h.name.trim(), h.value]),
+  );
+  return ui.toTarget(form.targets[ui.type] ?? ui.empty(), ui.headers ? headers : {});
+}
+
 /** The request body. JSON numbers that do not parse are sent as NaN → null, and the server names the field. */
 export function bodyOf(form: FormState, payload: unknown) {
   return {
     name: form.name,
     schedule: scheduleOf(form),
-    target: {
-      type: 'http' as const,
-      url: form.url.trim(),
-      method: form.method,
-      headers: Object.fromEntries(
-        form.headers.filter((h) => h.name.trim() || h.value).map((h) => [h.name.trim(), h.value]),
-      ),
-    },
+    target: targetOf(form),
     retry: {
       maxAttempts: int(form.maxAttempts),
       initialDelaySeconds: int(form.initialDelaySeconds),

@@ -1,6 +1,7 @@
 'use client';
 // One delivery attempt of a run: worker, timings, HTTP status and error beside the request
-// headers that were sent (redacted by the engine) and the start of the response.
+// headers that were sent (redacted by the engine) and the start of the response — or, for a
+// broker target (amqp, nats), the message headers and what the broker confirmed.
 import { Badge } from '@/components/badge';
 import { Card, DefinitionList } from '@/components/card';
 import { RunStatusBadge } from '@/components/status';
@@ -23,7 +24,11 @@ function Excerpt({ title, children }: { title: string; children: React.ReactNode
   );
 }
 
-export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
+const BROKER_KINDS = new Set(['amqp', 'nats']);
+
+/** `kind`: the job's target kind, when known. */
+export function AttemptCard({ attempt: a, kind }: { attempt: Attempt; kind?: string | null }) {
+  const broker = kind ? BROKER_KINDS.has(kind) : false;
   return (
     <Card
       title={
@@ -58,7 +63,7 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
             ],
             ...(a.lagMs !== null ? ([['Start lag', formatMs(a.lagMs)]] as Array<[string, string]>) : []),
             ['Duration', formatMs(a.durationMs)],
-            ['HTTP status', a.httpStatus ?? '—'],
+            ...(broker ? [] : ([['HTTP status', a.httpStatus ?? '—']] as Array<[string, React.ReactNode]>)),
             ...(a.error
               ? ([
                   [
@@ -72,7 +77,7 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
           ]}
         />
         <div className="min-w-0 space-y-4">
-          <Excerpt title="Request headers sent">
+          <Excerpt title={broker ? 'Message headers sent' : 'Request headers sent'}>
             {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
               <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
                 {Object.entries(a.requestHeaders)
@@ -84,14 +89,18 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
               <p className="text-sm text-slate-500">Not recorded</p>
             )}
           </Excerpt>
-          <Excerpt title="Response (first 4 KiB)">
+          <Excerpt title={broker ? 'Broker confirmation' : 'Response (first 4 KiB)'}>
             {a.responseSnippet ? (
               <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
                 {a.responseSnippet}
               </pre>
             ) : (
               <p className="text-sm text-slate-500">
-                {a.status === 'running' ? 'Waiting for the response …' : 'Empty'}
+                {a.status === 'running'
+                  ? `Waiting for the ${broker ? 'broker' : 'response'} …`
+                  : broker
+                    ? 'Not confirmed'
+                    : 'Empty'}
               </p>
             )}
           </Excerpt>
