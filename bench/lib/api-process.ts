@@ -3,7 +3,7 @@
 // routing. First line on stdout is {"port":N}. Exits on SIGTERM or when the bench goes away.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRestHandler, type Logger, type ServiceDeps } from '@belfry/api';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient } from '@belfry/db';
 
 const url = process.env.DATABASE_URL as string;
@@ -15,7 +15,7 @@ const deps: ServiceDeps = {
   queue: await createQueueClient(url, { max: 2 }),
   clock: { now: () => new Date() },
   log: silent,
-  encryptionKey: deriveEncryptionKey('bench-encryption-key-material'),
+  keyring: Keyring.from('bench-encryption-key-material'),
   partitions: Number(
     (await pool.query<{ value: string }>(`SELECT value FROM belfry_settings WHERE key = 'partitions'`)).rows[0]?.value,
   ),

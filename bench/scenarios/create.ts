@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { createTenant } from '@belfry/api';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient, findRepoRoot } from '@belfry/db';
 import { benchDatabase, nodeBin } from '../lib/harness';
 import { cpuMeter, processCpuMs } from '../lib/proc';
@@ -73,7 +73,7 @@ export async function runCreate(o: { count: number; batch: number; concurrency: 
         queue,
         clock: { now: () => new Date() },
         log: { info() {}, warn() {}, error() {} },
-        encryptionKey: deriveEncryptionKey('bench-encryption-key-material'),
+        keyring: Keyring.from('bench-encryption-key-material'),
         partitions: 1024,
       },
       { name: 'bulk' },

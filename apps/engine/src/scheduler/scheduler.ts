@@ -2,7 +2,7 @@
 // into runs and queue messages and advances the entries, all in one fenced transaction per
 // batch. Runs are materialized up to `lookaheadMs` early and enqueued with startAfter = their
 // scheduled time, so workers start them on time rather than a polling interval late.
-import { newId } from '@belfry/core';
+import { dueTime, newId } from '@belfry/core';
 import {
   advanceSchedule,
   enqueueRuns,
@@ -187,6 +187,7 @@ export class Scheduler {
               tenantId: entry.tenant_id,
               jobId: entry.job_id,
               scheduledTime: o.scheduledTime,
+              dueAt: dueTime(entry.job_id, o.scheduledTime, entry.jitter_seconds),
               status: o.status,
               skipReason: o.skipReason,
               priority: entry.priority,
@@ -209,12 +210,11 @@ export class Scheduler {
               runId: r.id,
               route: routeOf({ type: entry.target_type, queue: entry.target_queue }, r.tenant_id, r.priority),
               scheduledTime: r.scheduled_time,
-              // Claimable a little early, so a worker has the run in hand when it is due (it
-              // waits for the scheduled time before calling the target). Not for overlap-skip
-              // jobs: whether the previous run still runs is judged when the run is claimed.
-              startAfter: exclusive
-                ? r.scheduled_time
-                : new Date(r.scheduled_time.getTime() - this.config.claimAheadMs),
+              // Claimable a little before it is due (its scheduled time plus the job's jitter
+              // offset), so a worker has the run in hand then (it waits for the due time before
+              // calling the target). Not for overlap-skip jobs: whether the previous run still
+              // runs is judged when the run is claimed.
+              startAfter: exclusive ? r.due_at : new Date(r.due_at.getTime() - this.config.claimAheadMs),
               overlapSkip: exclusive,
             };
           }),

@@ -1,8 +1,9 @@
-// Schedule preview, signing secret, health and the OpenAPI document.
+// Schedule preview, signing secret, limits, health and the OpenAPI document.
 import { pingDatabase } from '@belfry/db';
 import { PROBLEMS } from '../../openapi/problems';
 import { SchedulePreviewQuery } from '../../schemas/queries';
-import { Health, SchedulePreview, SigningSecret } from '../../schemas/resources';
+import { Health, Limits, SchedulePreview, SigningSecret } from '../../schemas/resources';
+import { getLimits } from '../../services/limits';
 import { AppError } from '../../errors';
 import { previewSchedule } from '../../services/schedule-preview';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
@@ -29,7 +30,9 @@ export const miscRoutes = [
     summary: 'The next fire times of a cron expression or an interval',
     description:
       'Exactly the times the scheduler will use: the next `count` (default 10, at most 100) fire times strictly ' +
-      'after `from` (default now). Give `expression` (and `timezone`) or `everySeconds` (counted from `from`).',
+      'after `from` (default now). Give `expression` (and `timezone`) or `everySeconds` (counted from `from`). ' +
+      'With `jitterSeconds` and `jobId`, `dueTimes` says when each occurrence of that job starts (its time plus the ' +
+      "job's jitter offset).",
     tag: 'Schedules',
     scope: 'jobs:read',
     query: SchedulePreviewQuery,
@@ -61,6 +64,21 @@ export const miscRoutes = [
     responses: { 200: secretOk },
     async handle({ deps, actor }) {
       return json(200, await rotateSigningSecret(deps, actor));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/limits',
+    operationId: 'getLimits',
+    summary: "The tenant's limits and usage",
+    description:
+      'A create, update or resume that would pass a limit answers 422 with `type` ending in `/quota-exceeded`, ' +
+      'naming the limit (`quota`), its value (`limit`) and the usage before the change (`current`).',
+    tag: 'Limits',
+    scope: 'jobs:read',
+    responses: { 200: { description: 'Limits and usage', content: { 'application/json': { schema: Limits } } } },
+    async handle({ deps, actor }) {
+      return json(200, await getLimits(deps, actor));
     },
   }),
   publicRoute({
