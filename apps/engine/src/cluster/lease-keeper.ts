@@ -33,6 +33,8 @@ export class LeaseKeeper extends EventEmitter<{
   /** per partition, until when (performance.now()) this node may act on it */
   private readonly validUntil = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** checks expiry by this node's clock even while a tick waits on a database that does not answer */
+  private expiryTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
   readonly tickMs: number;
@@ -85,6 +87,8 @@ export class LeaseKeeper extends EventEmitter<{
   }
 
   async start(): Promise<void> {
+    this.expiryTimer = setInterval(() => this.expireByOwnClock(), Math.max(100, Math.floor(this.tickMs / 2)));
+    this.expiryTimer.unref();
     this.stopped = false;
     await this.tick();
     const loop = () => {
@@ -198,6 +202,7 @@ export class LeaseKeeper extends EventEmitter<{
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
     await this.running?.catch(() => {});
     await this.release(this.partitions()).catch((err) => this.log.warn({ err }, 'could not release leases'));
   }
