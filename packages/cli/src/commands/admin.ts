@@ -35,10 +35,58 @@ export function adminCommand(ctx: Context): Command {
       );
     });
 
+  admin
+    .command('rotate-encryption-key')
+    .description(
+      're-seal every secret at rest under BELFRY_ENCRYPTION_KEY; older keys go in BELFRY_DECRYPTION_KEYS (comma-separated)',
+    )
+    .option('--json', 'print the counts as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const report = await onDatabase(ctx, (deps, api) => api.rotateEncryptionKey(deps));
+      const failed = report.signingSecrets.failed + report.targets.failed;
+      if (flags.json) ctx.io.out(`${json(report)}\n`);
+      else {
+        const line = (what: string, c: typeof report.targets) =>
+          `${what}: ${c.resealed} re-sealed, ${c.current} already current${c.failed ? `, ${c.failed} do not open` : ''}`;
+        ctx.io.out(
+          [
+            `Current key: ${report.keyId}`,
+            line('Signing secrets', report.signingSecrets),
+            line('Job targets', report.targets),
+            failed
+              ? 'Some secrets open with no configured key: add the key that sealed them to BELFRY_DECRYPTION_KEYS and run this again.'
+              : 'Every secret is sealed under the current key; older keys may now be removed from BELFRY_DECRYPTION_KEYS.',
+            '',
+          ].join('\n'),
+        );
+      }
+      if (failed) throw new CliError(`${failed} secret(s) could not be opened with the configured keys`);
+    });
+
   return admin;
 }
 
 async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
+  return onDatabase(ctx, async (deps, api) => {
+    try {
+      const created = await api.createTenant(deps, { name });
+      if (!created.apiKey) throw new CliError('the tenant was created without an API key');
+      return { tenantId: created.tenantId, apiKey: created.apiKey };
+    } catch (err) {
+      // Domain errors read like the API's, so they are printed the same way.
+      if (err instanceof api.AppError) throw new ApiError(err.status, api.toProblem(err));
+      throw err;
+    }
+  });
+}
+
+type Api = typeof import('@belfry/api');
+
+/** Runs `fn` with service dependencies on the database `npm start` uses, with the same keyring. */
+async function onDatabase<T>(
+  ctx: Context,
+  fn: (deps: import('@belfry/api').ServiceDeps, api: Api) => Promise<T>,
+): Promise<T> {
   const [{ Keyring }, db, api] = await Promise.all([
     import('@belfry/core'),
     import('@belfry/db'),
@@ -55,7 +103,9 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
       db.migrate(target.directUrl, { partitions: dbEnv.BELFRY_PARTITIONS }),
     );
     // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
-    const keyring = Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys);
+    const keyring = wrap('invalid encryption key', () =>
+      Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys),
+    );
     const prisma = db.createPrisma(target.url, { max: 2 });
     cleanup.push(() => prisma.$disconnect());
     const pool = db.createPool(target.url, { max: 2, name: 'belfry-cli' });
@@ -68,15 +118,7 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
       error: (obj: object | string, msg?: string) => progress(`error: ${msg ?? JSON.stringify(obj)}`),
     };
     const deps = { prisma, pool, queue, clock: api.systemClock, log, keyring, partitions };
-    try {
-      const created = await api.createTenant(deps, { name });
-      if (!created.apiKey) throw new CliError('the tenant was created without an API key');
-      return { tenantId: created.tenantId, apiKey: created.apiKey };
-    } catch (err) {
-      // Domain errors read like the API's, so they are printed the same way.
-      if (err instanceof api.AppError) throw new ApiError(err.status, api.toProblem(err));
-      throw err;
-    }
+    return await fn(deps, api);
   } finally {
     for (const close of cleanup.reverse()) await close().catch(() => {});
     await target.release().catch(() => {});
