@@ -288,6 +288,16 @@ describe('with a stored login', () => {
     expect(JSON.parse(r.stdout).id).toBe(cronJobId);
   });
 
+  it('signing-secret get, rotate and revoke-previous', async () => {
+    const as = { env: { BELFRY_URL: server.url, BELFRY_TOKEN: apiKey } };
+    const rotated = JSON.parse(await ok(['signing-secret', 'rotate', '--json'], as));
+    expect(rotated.previous).toMatch(/^whsec_/);
+    expect(await ok(['signing-secret', 'get'], as)).toMatch(/Previous secret: whsec_\S+ \(still signing until/);
+    const ended = JSON.parse(await ok(['signing-secret', 'revoke-previous', '--json'], as));
+    expect(ended).toEqual({ secret: rotated.secret, previous: null, previousExpiresAt: null });
+    expect(await ok(['signing-secret', 'get'], as)).toMatch(/Previous secret: none/);
+  });
+
   it('admin create-tenant --json on the database gives a working key of a separate tenant', async () => {
     const r = await belfry(['admin', 'create-tenant', '--name', 'acme', '--json'], {
       env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL },

@@ -4,7 +4,7 @@ import { SchedulePreviewQuery } from '../../schemas/queries';
 import { Health, SchedulePreview, SigningSecret } from '../../schemas/resources';
 import { AppError } from '../../errors';
 import { previewSchedule } from '../../services/schedule-preview';
-import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
+import { readSigningSecret, revokePreviousSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { json, problem } from '../response';
 import { publicRoute, type Route, route } from '../route';
 
@@ -50,6 +50,21 @@ export const miscRoutes = [
     responses: { 200: secretOk },
     async handle({ deps, actor }) {
       return json(200, await rotateSigningSecret(deps, actor));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/signing-secret/revoke-previous',
+    operationId: 'revokePreviousSigningSecret',
+    summary: 'End a rotation now: the previous secret stops signing',
+    description:
+      'For when the previous secret leaked or every receiver has switched before the 24 hours are up. ' +
+      'Engine nodes stop signing with it within seconds. Without a rotation under way this changes nothing.',
+    tag: 'Signing secret',
+    scope: 'admin',
+    responses: { 200: secretOk },
+    async handle({ deps, actor }) {
+      return json(200, await revokePreviousSigningSecret(deps, actor));
     },
   }),
   publicRoute({
