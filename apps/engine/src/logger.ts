@@ -16,6 +16,9 @@ export function createLogger(level: string, base: Record<string, unknown>): Log 
         '*.apiKey',
         'headers.authorization',
         '*.headers.authorization',
+        // a revealed target holds write-only fields (CONTRACT.md §6): never in a log line
+        'target',
+        '*.target',
       ],
       censor: '[redacted]',
     },
