@@ -150,10 +150,11 @@ async function startAll(): Promise<void> {
   supervisor.on('give-up', () => void shutdown(1));
   supervisor.add({
     name: 'web',
-    command: join(root, 'node_modules/.bin/next'),
-    args: ['start', '-p', String(env.PORT)],
+    // Next's handler on our own server, which knows each client's address (scripts/web-server.ts).
+    command: process.execPath,
+    args: ['--import', 'tsx', join(root, 'scripts/web-server.ts')],
     cwd: join(root, 'apps/web'),
-    env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' },
+    env: { ...childEnv, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
   });
   if (env.BELFRY_ROLES.trim() !== 'none') {
     supervisor.add({

@@ -36,13 +36,28 @@ export function adminCommand(ctx: Context): Command {
     });
 
   admin
+    .command('set-operator')
+    .description("let a dashboard user see the whole cluster (every workspace's queue, the nodes' hosts)")
+    .requiredOption('--email <email>', "the user's e-mail address")
+    .option('--off', 'take the operator view away again')
+    .option('--json', 'print { "userId", "email", "operator" } as JSON')
+    .action(async (flags: { email: string; off?: boolean; json?: boolean }) => {
+      const result = await withDatabase(ctx, (deps, api) => api.setOperator(deps, flags.email, !flags.off));
+      if (flags.json) {
+        ctx.io.out(`${json(result)}\n`);
+        return;
+      }
+      ctx.io.out(`${result.email} ${result.operator ? 'is now an operator' : 'is no longer an operator'}.\n`);
+    });
+
+  admin
     .command('rotate-encryption-key')
     .description(
       're-seal every secret at rest under BELFRY_ENCRYPTION_KEY; older keys go in BELFRY_DECRYPTION_KEYS (comma-separated)',
     )
     .option('--json', 'print the counts as JSON')
     .action(async (flags: { json?: boolean }) => {
-      const report = await onDatabase(ctx, (deps, api) => api.rotateEncryptionKey(deps));
+      const report = await withDatabase(ctx, (deps, api) => api.rotateEncryptionKey(deps));
       const failed = report.signingSecrets.failed + report.targets.failed;
       if (flags.json) ctx.io.out(`${json(report)}\n`);
       else {
@@ -66,27 +81,14 @@ export function adminCommand(ctx: Context): Command {
   return admin;
 }
 
-async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
-  return onDatabase(ctx, async (deps, api) => {
-    try {
-      const created = await api.createTenant(deps, { name });
-      if (!created.apiKey) throw new CliError('the tenant was created without an API key');
-      return { tenantId: created.tenantId, apiKey: created.apiKey };
-    } catch (err) {
-      // Domain errors read like the API's, so they are printed the same way.
-      if (err instanceof api.AppError) throw new ApiError(err.status, api.toProblem(err));
-      throw err;
-    }
-  });
-}
-
 type Api = typeof import('@belfry/api');
+type Deps = import('@belfry/api').ServiceDeps;
 
-/** Runs `fn` with service dependencies on the database `npm start` uses, with the same keyring. */
-async function onDatabase<T>(
-  ctx: Context,
-  fn: (deps: import('@belfry/api').ServiceDeps, api: Api) => Promise<T>,
-): Promise<T> {
+/**
+ * Runs `fn` with the services on the database `npm start` uses (migrated first), and closes
+ * everything after. Domain errors are printed like the API's.
+ */
+async function withDatabase<T>(ctx: Context, fn: (deps: Deps, api: Api) => Promise<T>): Promise<T> {
   const [{ Keyring }, db, api] = await Promise.all([
     import('@belfry/core'),
     import('@belfry/db'),
@@ -118,11 +120,25 @@ async function onDatabase<T>(
       error: (obj: object | string, msg?: string) => progress(`error: ${msg ?? JSON.stringify(obj)}`),
     };
     const deps = { prisma, pool, queue, clock: api.systemClock, log, keyring, partitions };
-    return await fn(deps, api);
+    try {
+      return await fn(deps, api);
+    } catch (err) {
+      // Domain errors read like the API's, so they are printed the same way.
+      if (err instanceof api.AppError) throw new ApiError(err.status, api.toProblem(err));
+      throw err;
+    }
   } finally {
     for (const close of cleanup.reverse()) await close().catch(() => {});
     await target.release().catch(() => {});
   }
+}
+
+function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
+  return withDatabase(ctx, async (deps, api) => {
+    const created = await api.createTenant(deps, { name });
+    if (!created.apiKey) throw new CliError('the tenant was created without an API key');
+    return { tenantId: created.tenantId, apiKey: created.apiKey };
+  });
 }
 
 function wrap<T>(what: string, fn: () => T): T {
