@@ -1,5 +1,5 @@
 // API keys (created once-shown, used, revoked) and the signing secret (revealed, rotated
-// with the old one kept for 24 h).
+// with the old one kept for 24 h, the rotation ended early).
 import { expect, test } from '@playwright/test';
 import { newAccount, signIn, signUpViaApi } from '../support/account';
 
@@ -56,4 +56,18 @@ test('reveal and rotate the signing secret', async ({ page }) => {
   await expect(page.getByText(/still signing until/)).toBeVisible();
   // The snippet shows how to verify with the standardwebhooks package.
   await expect(page.getByText("import { Webhook } from 'standardwebhooks';")).toBeVisible();
+
+  // End the rotation early: the previous secret stops signing now.
+  const rotatedTo = (await current.textContent()) ?? '';
+  await page.getByRole('button', { name: 'End rotation now …' }).click();
+  const revoke = page.getByRole('dialog', { name: 'End the rotation now?' });
+  await expect(revoke.getByText(/stops signing deliveries within seconds/)).toBeVisible();
+  await revoke.getByRole('button', { name: 'Revoke previous secret' }).click();
+  await expect(page.getByText('Previous secret revoked: only the current secret signs')).toBeVisible();
+  await expect(page.getByTestId('previous-secret')).toHaveCount(0);
+  await expect(current).toHaveText(rotatedTo);
+  await page.reload();
+  await page.getByRole('button', { name: 'Reveal' }).click();
+  await expect(page.getByTestId('current-secret')).toHaveText(rotatedTo);
+  await expect(page.getByTestId('previous-secret')).toHaveCount(0);
 });

@@ -3,7 +3,7 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '@belfry/db';
 import { nextFireTimes } from '@belfry/core';
-import { createRestHandler, listAuditLog, SchedulePreview, SigningSecret } from '../src/index';
+import { createApiKey, createRestHandler, listAuditLog, SchedulePreview, SigningSecret } from '../src/index';
 import { call, client, createHarness, type Harness, jobBody, makeTenant, silentLog, type TestTenant } from './support';
 
 let h: Harness;
@@ -161,6 +161,28 @@ describe('signing secret', () => {
     expect(expires).toBeGreaterThan(23.9 * 3600_000);
     expect(expires).toBeLessThanOrEqual(24 * 3600_000);
     expect((await api.get('/api/v1/signing-secret')).body).toEqual(rotated.body);
+  });
+
+  it('ends a rotation early: the previous secret is revoked now, once, admins only', async () => {
+    const rotated = await api.post('/api/v1/signing-secret/rotate');
+    expect(rotated.body.previous).not.toBeNull();
+    const readOnly = await createApiKey(h.deps, t.actor, { name: 'reader', scopes: ['jobs:read', 'jobs:write'] });
+    const denied = await call(h, 'POST', '/api/v1/signing-secret/revoke-previous', { key: readOnly.key });
+    expect(denied.status).toBe(403);
+    expect((await api.get('/api/v1/signing-secret')).body.previous).toBe(rotated.body.previous);
+
+    const ended = await api.post('/api/v1/signing-secret/revoke-previous');
+    expect(ended.status).toBe(200);
+    expect(ended.body).toEqual({ secret: rotated.body.secret, previous: null, previousExpiresAt: null });
+    expect((await api.get('/api/v1/signing-secret')).body).toEqual(ended.body);
+    const { rows } = await h.db.pool.query('SELECT previous_secret FROM signing_secrets WHERE tenant_id = $1', [
+      t.tenantId,
+    ]);
+    expect(rows[0].previous_secret).toBeNull();
+    // idempotent, and audited once
+    expect((await api.post('/api/v1/signing-secret/revoke-previous')).body).toEqual(ended.body);
+    const audit = await listAuditLog(h.deps, t.actor, { limit: 500 });
+    expect(audit.data.filter((e) => e.action === 'signing_secret.previous_revoked')).toHaveLength(1);
   });
 });
 

@@ -5,6 +5,7 @@ import { adminCommand } from './commands/admin';
 import { authCommands } from './commands/auth';
 import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
+import { signingSecretCommand } from './commands/signing-secret';
 import type { Context } from './context';
 import { renderError } from './errors';
 import { limitsCommand } from './commands/limits';
@@ -23,6 +24,7 @@ export function createProgram(ctx: Context): Command {
     runsCommand(ctx),
     dlqCommand(ctx),
     limitsCommand(ctx),
+    signingSecretCommand(ctx),
     adminCommand(ctx),
   ];
   for (const group of groups) program.addCommand(inherit(group, program));

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { ENCRYPTION_KEY_MATERIAL, startTestServer, type TestServer } from '../../../test/rest-server';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -290,6 +291,16 @@ describe('with a stored login', () => {
     expect(JSON.parse(r.stdout).id).toBe(cronJobId);
   });
 
+  it('signing-secret get, rotate and revoke-previous', async () => {
+    const as = { env: { BELFRY_URL: server.url, BELFRY_TOKEN: apiKey } };
+    const rotated = JSON.parse(await ok(['signing-secret', 'rotate', '--json'], as));
+    expect(rotated.previous).toMatch(/^whsec_/);
+    expect(await ok(['signing-secret', 'get'], as)).toMatch(/Previous secret: whsec_\S+ \(still signing until/);
+    const ended = JSON.parse(await ok(['signing-secret', 'revoke-previous', '--json'], as));
+    expect(ended).toEqual({ secret: rotated.secret, previous: null, previousExpiresAt: null });
+    expect(await ok(['signing-secret', 'get'], as)).toMatch(/Previous secret: none/);
+  });
+
   it('admin create-tenant --json on the database gives a working key of a separate tenant', async () => {
     const r = await belfry(['admin', 'create-tenant', '--name', 'acme', '--json'], {
       env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL },
@@ -445,6 +456,47 @@ describe('jobs create --from-file (NDJSON, batches of 1,000)', () => {
     const missing = await belfry(['jobs', 'create', '--from-file', join(home, 'missing.ndjson')], { env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/--from-file .*missing\.ndjson: no such file/);
+  });
+});
+
+describe('admin rotate-encryption-key', () => {
+  const NEW_KEY = Buffer.alloc(32, 42).toString('base64');
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db?.destroy());
+
+  it('re-seals every secret under the new key while the old one decrypts, then needs only the new one', async () => {
+    const oldKey = { DATABASE_URL: db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL };
+    const created = await belfry(['admin', 'create-tenant', '--name', 'rotating', '--json'], { env: oldKey });
+    expect(created.code, created.stderr).toBe(0);
+
+    const rotating = {
+      DATABASE_URL: db.url,
+      BELFRY_ENCRYPTION_KEY: NEW_KEY,
+      BELFRY_DECRYPTION_KEYS: ENCRYPTION_KEY_MATERIAL,
+    };
+    const r = await belfry(['admin', 'rotate-encryption-key', '--json'], { env: rotating });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.keyId).toMatch(/^[0-9a-f]{8}$/);
+    expect(report.signingSecrets).toEqual({ resealed: 1, current: 0, failed: 0 });
+
+    const newOnly = await belfry(['admin', 'rotate-encryption-key'], {
+      env: { DATABASE_URL: db.url, BELFRY_ENCRYPTION_KEY: NEW_KEY },
+    });
+    expect(newOnly.code, newOnly.stderr).toBe(0);
+    expect(newOnly.stdout).toMatch(/Signing secrets: 0 re-sealed, 1 already current/);
+    expect(newOnly.stdout).toMatch(/older keys may now be removed/);
+
+    // with the key that sealed them gone, nothing opens: said so, exit 1
+    const stranger = await belfry(['admin', 'rotate-encryption-key'], {
+      env: { DATABASE_URL: db.url, BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') },
+    });
+    expect(stranger.code).toBe(1);
+    expect(stranger.stdout).toMatch(/1 do not open/);
+    expect(stranger.stderr).toMatch(/could not be opened with the configured keys/);
   });
 });
 

@@ -165,6 +165,11 @@ export class BelfryClient {
     return dataOf(this.api.GET('/api/v1/limits'));
   }
 
+  /** Ends a rotation now: the previous secret stops signing (no change without a rotation under way). */
+  revokePreviousSigningSecret(): Promise<SigningSecret> {
+    return dataOf(this.api.POST('/api/v1/signing-secret/revoke-previous'));
+  }
+
   health(): Promise<{ status: 'ok' }> {
     return dataOf(this.api.GET('/api/v1/healthz'));
   }

@@ -104,6 +104,9 @@ describe('@belfry/client against a real server and engine', () => {
     expect(() => verifyWebhook(`${delivery.body} `, delivery.headers, rotated.secret)).toThrow(
       WebhookVerificationError,
     );
+    const ended = await client.revokePreviousSigningSecret();
+    expect(ended).toEqual({ secret: rotated.secret, previous: null, previousExpiresAt: null });
+    expect(await client.getSigningSecret()).toEqual(ended);
   });
 
   it('pages through lists, changes and deletes jobs, and throws the API problem on errors', async () => {

@@ -68,3 +68,20 @@ export async function rotateSigningSecret(deps: ServiceDeps, actor: Actor): Prom
   });
   return getSigningSecret(deps, actor.tenantId);
 }
+
+/**
+ * Ends a rotation before its 24 hours are up: the previous secret stops signing now (engine
+ * nodes pick this up within seconds). For when the old secret leaked, or every receiver has
+ * switched. Idempotent: without a rotation under way it changes nothing.
+ */
+export async function revokePreviousSigningSecret(deps: ServiceDeps, actor: Actor): Promise<SigningSecretView> {
+  authorize(actor, 'admin');
+  const now = deps.clock.now();
+  await deps.prisma.$transaction(async (tx) => {
+    const revoked = await tx.$executeRaw`
+      UPDATE signing_secrets SET previous_secret = NULL, previous_expires_at = NULL
+       WHERE tenant_id = ${actor.tenantId} AND previous_secret IS NOT NULL AND previous_expires_at > ${now}`;
+    if (revoked > 0) await audit(tx, actor, 'signing_secret.previous_revoked', 'signing_secret', actor.tenantId, {});
+  });
+  return getSigningSecret(deps, actor.tenantId);
+}

@@ -119,6 +119,34 @@ export function adminCommand(ctx: Context): Command {
       ctx.io.out(`${result.email} may own at most ${result.maxWorkspaces} workspaces.\n`);
     });
 
+  admin
+    .command('rotate-encryption-key')
+    .description(
+      're-seal every secret at rest under BELFRY_ENCRYPTION_KEY; older keys go in BELFRY_DECRYPTION_KEYS (comma-separated)',
+    )
+    .option('--json', 'print the counts as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const report = await withDatabase(ctx, (deps, api) => api.rotateEncryptionKey(deps));
+      const failed = report.signingSecrets.failed + report.targets.failed;
+      if (flags.json) ctx.io.out(`${json(report)}\n`);
+      else {
+        const line = (what: string, c: typeof report.targets) =>
+          `${what}: ${c.resealed} re-sealed, ${c.current} already current${c.failed ? `, ${c.failed} do not open` : ''}`;
+        ctx.io.out(
+          [
+            `Current key: ${report.keyId}`,
+            line('Signing secrets', report.signingSecrets),
+            line('Job targets', report.targets),
+            failed
+              ? 'Some secrets open with no configured key: add the key that sealed them to BELFRY_DECRYPTION_KEYS and run this again.'
+              : 'Every secret is sealed under the current key; older keys may now be removed from BELFRY_DECRYPTION_KEYS.',
+            '',
+          ].join('\n'),
+        );
+      }
+      if (failed) throw new CliError(`${failed} secret(s) could not be opened with the configured keys`);
+    });
+
   return admin;
 }
 
@@ -146,7 +174,9 @@ async function withDatabase<T>(ctx: Context, fn: (deps: Deps, api: Api) => Promi
       db.migrate(target.directUrl, { partitions: dbEnv.BELFRY_PARTITIONS }),
     );
     // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
-    const keyring = Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys);
+    const keyring = wrap('invalid encryption key', () =>
+      Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys),
+    );
     const prisma = db.createPrisma(target.url, { max: 2 });
     cleanup.push(() => prisma.$disconnect());
     const pool = db.createPool(target.url, { max: 2, name: 'belfry-cli' });

@@ -6,7 +6,7 @@ import { Health, Limits, SchedulePreview, SigningSecret } from '../../schemas/re
 import { getLimits } from '../../services/limits';
 import { AppError } from '../../errors';
 import { previewSchedule } from '../../services/schedule-preview';
-import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
+import { readSigningSecret, revokePreviousSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { json, problem } from '../response';
 import { publicRoute, type Route, route } from '../route';
 
@@ -79,6 +79,21 @@ export const miscRoutes = [
     responses: { 200: { description: 'Limits and usage', content: { 'application/json': { schema: Limits } } } },
     async handle({ deps, actor }) {
       return json(200, await getLimits(deps, actor));
+      },
+    }),
+    route({
+    method: 'POST',
+    path: '/api/v1/signing-secret/revoke-previous',
+    operationId: 'revokePreviousSigningSecret',
+    summary: 'End a rotation now: the previous secret stops signing',
+    description:
+      'For when the previous secret leaked or every receiver has switched before the 24 hours are up. ' +
+      'Engine nodes stop signing with it within seconds. Without a rotation under way this changes nothing.',
+    tag: 'Signing secret',
+    scope: 'admin',
+    responses: { 200: secretOk },
+    async handle({ deps, actor }) {
+      return json(200, await revokePreviousSigningSecret(deps, actor));
     },
   }),
   publicRoute({

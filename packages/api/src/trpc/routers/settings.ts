@@ -12,7 +12,7 @@ import {
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { getLimits } from '../../services/limits';
-import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
+import { readSigningSecret, revokePreviousSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
 
 const ById = z.strictObject({ id: z.string().min(1).max(100) });
@@ -28,6 +28,7 @@ export const apiKeysRouter = router({
 export const signingSecretRouter = router({
   get: tenantProcedure.query(({ ctx }) => readSigningSecret(ctx.deps, ctx.actor)),
   rotate: tenantProcedure.mutation(({ ctx }) => rotateSigningSecret(ctx.deps, ctx.actor)),
+  revokePrevious: tenantProcedure.mutation(({ ctx }) => revokePreviousSigningSecret(ctx.deps, ctx.actor)),
 });
 
 export const membersRouter = router({

@@ -46,11 +46,14 @@ export function PreviousSecret({
   expiresAt,
   revealed,
   now,
+  onRevoke,
 }: {
   previous: string;
   expiresAt: string;
   revealed: boolean;
   now: number;
+  /** asks to end the rotation now */
+  onRevoke: () => void;
 }) {
   return (
     <div className="mt-5 border-t border-slate-100 pt-4">
@@ -63,6 +66,9 @@ export function PreviousSecret({
       <div className="flex items-center gap-2">
         <Secret value={previous} revealed={revealed} testId="previous-secret" />
         <CopyButton text={previous} size="md" />
+        <Button variant="secondary" onClick={onRevoke}>
+          End rotation now …
+        </Button>
       </div>
       <p className="mt-2 text-xs text-slate-500">
         Until then each delivery carries two signatures (new and old, space-separated), so receivers verifying with
@@ -103,6 +109,45 @@ export function RotateDialog({
           <Button onClick={onClose}>Cancel</Button>
           <Button variant="primary" busy={busy} onClick={onRotate}>
             Rotate secret
+          </Button>
+        </>
+      }
+    />
+  );
+}
+
+export function RevokePreviousDialog({
+  open,
+  onClose,
+  busy,
+  onRevoke,
+}: {
+  open: boolean;
+  onClose: () => void;
+  busy: boolean;
+  onRevoke: () => void;
+}) {
+  return (
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="End the rotation now?"
+      description={
+        <>
+          <p>
+            The previous secret stops signing deliveries within seconds, instead of when its 24 hours are up. Do this
+            when it may have leaked, or when every receiver already verifies with the current secret.
+          </p>
+          <p className="mt-2">
+            Receivers still verifying with the previous secret will reject deliveries from then on.
+          </p>
+        </>
+      }
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button variant="danger" busy={busy} onClick={onRevoke}>
+            Revoke previous secret
           </Button>
         </>
       }

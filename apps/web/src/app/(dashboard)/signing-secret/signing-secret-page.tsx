@@ -1,6 +1,7 @@
 'use client';
 // The webhook signing secret: reveal it, rotate it (the old one keeps signing for 24 h so
-// receivers can switch without dropping deliveries), and how to verify a delivery.
+// receivers can switch without dropping deliveries), end a rotation early, and how to verify
+// a delivery.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '@/components/button';
@@ -13,7 +14,7 @@ import { errorMessage } from '../../_lib/errors';
 import { useNow } from '../../_lib/time';
 import { useTRPC } from '../../_lib/trpc';
 import { useCan } from '../../_lib/workspace';
-import { PreviousSecret, RotateDialog, Secret, VERIFY_SNIPPET } from './secret-parts';
+import { PreviousSecret, RevokePreviousDialog, RotateDialog, Secret, VERIFY_SNIPPET } from './secret-parts';
 
 export function SigningSecretPage() {
   const isAdmin = useCan('admin');
@@ -41,6 +42,7 @@ function SigningSecret() {
   const now = useNow(30_000);
   const [revealed, setRevealed] = useState(false);
   const [confirm, setConfirm] = useState(false);
+  const [confirmRevoke, setConfirmRevoke] = useState(false);
   const secret = useQuery({ ...trpc.signingSecret.get.queryOptions(), refetchInterval: 60_000 });
   const rotate = useMutation(
     trpc.signingSecret.rotate.mutationOptions({
@@ -49,6 +51,16 @@ function SigningSecret() {
         setConfirm(false);
         setRevealed(true);
         toast('Signing secret rotated');
+      },
+      onError: (err) => toast(errorMessage(err), 'error'),
+    }),
+  );
+  const revokePrevious = useMutation(
+    trpc.signingSecret.revokePrevious.mutationOptions({
+      onSuccess: (data) => {
+        queryClient.setQueryData(trpc.signingSecret.get.queryKey(), data);
+        setConfirmRevoke(false);
+        toast('Previous secret revoked: only the current secret signs');
       },
       onError: (err) => toast(errorMessage(err), 'error'),
     }),
@@ -93,6 +105,7 @@ function SigningSecret() {
                 expiresAt={secret.data.previousExpiresAt}
                 revealed={revealed}
                 now={now}
+                onRevoke={() => setConfirmRevoke(true)}
               />
             ) : null}
           </Card>
@@ -109,6 +122,12 @@ function SigningSecret() {
         onClose={() => setConfirm(false)}
         busy={rotate.isPending}
         onRotate={() => rotate.mutate()}
+      />
+      <RevokePreviousDialog
+        open={confirmRevoke}
+        onClose={() => setConfirmRevoke(false)}
+        busy={revokePrevious.isPending}
+        onRevoke={() => revokePrevious.mutate()}
       />
     </>
   );

@@ -26,7 +26,12 @@ export function HeadersEditor({
       <p className="mb-2 text-xs text-slate-500">
         Sent with every delivery. Belfry adds <code className="font-mono">webhook-id</code>,{' '}
         <code className="font-mono">webhook-timestamp</code>, <code className="font-mono">webhook-signature</code> and{' '}
-        <code className="font-mono">idempotency-key</code> itself.
+        <code className="font-mono">idempotency-key</code> itself. Values of credential headers (
+        <code className="font-mono">authorization</code>, <code className="font-mono">cookie</code>, names with{' '}
+        <code className="font-mono">token</code>, <code className="font-mono">secret</code>,{' '}
+        <code className="font-mono">key</code> or <code className="font-mono">password</code>) are write-only: they are
+        stored encrypted and read back as <code className="font-mono">***</code>; leave{' '}
+        <code className="font-mono">***</code> to keep the stored value.
       </p>
       {rows.length ? (
         <div className="space-y-2">
