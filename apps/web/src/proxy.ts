@@ -15,7 +15,9 @@ function withHeaders(res: NextResponse): NextResponse {
   // next-auth reads NEXTAUTH_URL itself; importing the env module here would pull the
   // database package into the proxy bundle.
   const headers = securityHeaders({
+    // biome-ignore lint/style/noProcessEnv: the proxy bundle cannot take the env module (above)
     https: publicUrlIsHttps(process.env.NEXTAUTH_URL),
+    // biome-ignore lint/style/noProcessEnv: as above
     dev: process.env.NODE_ENV === 'development',
     page: true,
   });

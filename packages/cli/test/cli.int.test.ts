@@ -146,6 +146,8 @@ describe('with a stored login', () => {
       'skip',
       '--overlap',
       'skip',
+      '--jitter',
+      '1m30s',
     ]);
     expect(job).toMatchObject({
       name: 'nightly-report',
@@ -157,6 +159,7 @@ describe('with a stored login', () => {
       priority: 'high',
       misfirePolicy: 'skip',
       overlapPolicy: 'skip',
+      jitterSeconds: 90,
       status: 'active',
     });
     cronJobId = job.id;

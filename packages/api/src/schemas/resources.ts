@@ -41,6 +41,9 @@ export const Job = z
     priority: z.enum(PRIORITIES),
     misfirePolicy: z.enum(MISFIRE_POLICIES),
     overlapPolicy: z.enum(OVERLAP_POLICIES),
+    jitterSeconds: z.int().meta({
+      description: 'Each occurrence starts at its scheduled time plus a fixed offset in [0, jitterSeconds)',
+    }),
     status: z.enum(JOB_STATUSES).meta({
       description:
         '`completed`: a one-off whose run has finished (succeeded, dead, cancelled or skipped); until then it is `active`',
@@ -76,6 +79,10 @@ export const Run = z
     id: z.string(),
     jobId: z.string(),
     scheduledTime: Timestamp,
+    dueAt: Timestamp.meta({
+      description:
+        "When the run is due to start: scheduledTime plus the job's jitter offset (= scheduledTime without jitter, and for manual and replay runs)",
+    }),
     status: z.enum(RUN_STATUSES),
     skipReason: z.enum(SKIP_REASONS).nullable(),
     attempt: z.int(),
@@ -112,7 +119,13 @@ export const SigningSecret = z
   .meta({ id: 'SigningSecret' });
 
 export const SchedulePreview = z
-  .strictObject({ times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }) })
+  .strictObject({
+    times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }),
+    dueTimes: z.array(Timestamp).optional().meta({
+      description:
+        "With jitterSeconds and jobId: when each occurrence starts (its time plus that job's offset), in the order of `times`",
+    }),
+  })
   .meta({ id: 'SchedulePreview' });
 
 export const ReplayResult = z

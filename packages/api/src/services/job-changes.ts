@@ -98,7 +98,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
               every_seconds = $8, anchor_at = $9, target = $10::jsonb, payload = $11::jsonb,
               retry_max_attempts = $12, retry_initial_delay_seconds = $13, retry_max_delay_seconds = $14,
               timeout_seconds = $15, priority = $16, misfire_policy = $17, overlap_policy = $18,
-              version = version + 1, updated_at = $19, target_secrets = $20, runs_per_minute = $21
+              jitter_seconds = $22, version = version + 1, updated_at = $19, target_secrets = $20, runs_per_minute = $21
         WHERE id = $1 AND tenant_id = $2`,
       [
         row.id,
@@ -122,6 +122,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         now,
         target.secrets,
         rate,
+        patch.jitterSeconds ?? row.jitter_seconds,
       ],
     );
     if (scheduleChanged) {
