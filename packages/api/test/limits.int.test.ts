@@ -87,7 +87,9 @@ describe('batch creation', () => {
     });
     expectQuota(tooFast, 'maxRunsPerMinute');
     expect(await counts(h)).toEqual(before);
-    const fits = await api.post('/api/v1/jobs/batch', { jobs: [jobBody(), jobBody({ schedule: cron('* * * * * *') })] });
+    const fits = await api.post('/api/v1/jobs/batch', {
+      jobs: [jobBody(), jobBody({ schedule: cron('* * * * * *') })],
+    });
     expect(fits.status).toBe(201);
     expect((await api.get('/api/v1/limits')).body.usage).toMatchObject({ jobs: 3 });
   });
