@@ -149,7 +149,7 @@ export async function startNatsServer(
   const dir = await mkdtemp(join(tmpdir(), 'belfry-nats-'));
   const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
   if (options.user) args.push('--user', options.user, '--pass', options.pass ?? '');
-  const child = spawn(process.env.BELFRY_NATS_SERVER ?? 'nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
