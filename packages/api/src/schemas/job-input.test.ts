@@ -21,6 +21,7 @@ describe('JobCreateInput', () => {
       priority: 'normal',
       misfirePolicy: 'run_once',
       overlapPolicy: 'allow',
+      jitterSeconds: 0,
     });
   });
 
