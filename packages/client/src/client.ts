@@ -12,6 +12,7 @@ import type {
   Job,
   JobCreate,
   JobPatch,
+  Limits,
   operations,
   Page,
   ReplayResult,
@@ -162,6 +163,11 @@ export class BelfryClient {
   /** Ends a rotation now: the previous secret stops signing (no change without a rotation under way). */
   revokePreviousSigningSecret(): Promise<SigningSecret> {
     return dataOf(this.api.POST('/api/v1/signing-secret/revoke-previous'));
+  }
+
+  /** The tenant's limits and usage; a change past one answers 422 quota-exceeded (a BelfryApiError). */
+  getLimits(): Promise<Limits> {
+    return dataOf(this.api.GET('/api/v1/limits'));
   }
 
   health(): Promise<{ status: 'ok' }> {
