@@ -497,7 +497,7 @@ describe('admin rotate-encryption-key', () => {
     expect(stranger.code).toBe(1);
     expect(stranger.stdout).toMatch(/1 do not open/);
     expect(stranger.stderr).toMatch(/could not be opened with the configured keys/);
-  });
+  }, 240_000); // four CLI processes, each migrating and deriving keys
 });
 
 /** A port nothing listens on: bind one, then free it. */
