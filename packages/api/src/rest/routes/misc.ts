@@ -79,9 +79,9 @@ export const miscRoutes = [
     responses: { 200: { description: 'Limits and usage', content: { 'application/json': { schema: Limits } } } },
     async handle({ deps, actor }) {
       return json(200, await getLimits(deps, actor));
-      },
-    }),
-    route({
+    },
+  }),
+  route({
     method: 'POST',
     path: '/api/v1/signing-secret/revoke-previous',
     operationId: 'revokePreviousSigningSecret',
