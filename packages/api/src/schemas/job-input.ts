@@ -3,6 +3,7 @@
 // schedule is one the engine can run.
 import { MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES, validateCronExpression, validateTimezone } from '@belfry/core';
 import { z } from 'zod';
+import { JobAlertsInput } from './alerts';
 import { InstantInput } from './common';
 import { PayloadInput, TargetInput } from './target';
 import { hasControlCharacter, storableText } from './text';
@@ -93,6 +94,7 @@ export const JobCreateInput = z
     priority: z.enum(PRIORITIES).default('normal'),
     misfirePolicy: z.enum(MISFIRE_POLICIES).default('run_once'),
     overlapPolicy: z.enum(OVERLAP_POLICIES).default('allow'),
+    alerts: JobAlertsInput.nullable().optional(),
   })
   .meta({ id: 'JobCreate' });
 export type JobCreateInput = z.output<typeof JobCreateInput>;
@@ -116,6 +118,9 @@ export const JobPatchInput = z
     priority: z.enum(PRIORITIES).optional(),
     misfirePolicy: z.enum(MISFIRE_POLICIES).optional(),
     overlapPolicy: z.enum(OVERLAP_POLICIES).optional(),
+    alerts: JobAlertsInput.nullable()
+      .optional()
+      .meta({ description: "Replaces the job's alert settings; null = the tenant policy" }),
   })
   .meta({ id: 'JobPatch' });
 export type JobPatchInput = z.output<typeof JobPatchInput>;

@@ -9,6 +9,7 @@ import type { ListJobsQuery } from '../schemas/queries';
 import type { JobView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
+import { setJobAlerts } from './alerts';
 import { auditSql } from './audit';
 import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempotency';
 import { JOB_SELECT, type JobRow, specOf, toJobView } from './job-rows';
@@ -127,6 +128,7 @@ export async function createJob(
       ],
     );
     if (next) await putScheduleEntry(db, { jobId, tenantId: actor.tenantId, partition, nextRunAt: next });
+    if (input.alerts) await setJobAlerts(db, actor.tenantId, jobId, input.alerts);
     await auditSql(db, actor, 'job.created', 'job', jobId, { name: input.name, idempotencyKey: key ?? null });
     const row = await selectJob(db, actor.tenantId, jobId);
     return { job: toJobView(row as JobRow), created: true };
