@@ -2,6 +2,7 @@
 // code. `run` never calls process.exit, so tests drive it in process.
 import { Command, CommanderError } from 'commander';
 import { adminCommand } from './commands/admin';
+import { alertsCommand, incidentsCommand } from './commands/alerts';
 import { authCommands } from './commands/auth';
 import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
@@ -16,7 +17,15 @@ export function createProgram(ctx: Context): Command {
     .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
     // Throw instead of exiting, so `run` decides the code: 2 for every usage error.
     .exitOverride();
-  const groups = [...authCommands(ctx), jobsCommand(ctx), runsCommand(ctx), dlqCommand(ctx), adminCommand(ctx)];
+  const groups = [
+    ...authCommands(ctx),
+    jobsCommand(ctx),
+    runsCommand(ctx),
+    dlqCommand(ctx),
+    incidentsCommand(ctx),
+    alertsCommand(ctx),
+    adminCommand(ctx),
+  ];
   for (const group of groups) program.addCommand(inherit(group, program));
   return program;
 }
