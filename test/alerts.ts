@@ -1,10 +1,10 @@
 // Alert fixtures: channels written directly (sealed with the test key), tenant policies, a job's
 // alerts override, and a real SMTP server on loopback (npm smtp-server) that keeps every message.
 import type { AlertChannelType } from '@belfry/core';
-import { newId, sealSecret } from '@belfry/core';
+import { ALERT_CHANNEL_PURPOSE, newId } from '@belfry/core';
 import type pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { TEST_ENCRYPTION_KEY } from './fixtures';
+import { TEST_KEYRING } from './fixtures';
 
 export async function insertChannel(
   pool: pg.Pool,
@@ -16,7 +16,7 @@ export async function insertChannel(
     id,
     tenantId,
     config.type,
-    sealSecret(TEST_ENCRYPTION_KEY, JSON.stringify(config)),
+    TEST_KEYRING.seal(JSON.stringify(config), { tenantId, purpose: ALERT_CHANNEL_PURPOSE }),
   ]);
   return id;
 }

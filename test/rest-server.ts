@@ -2,7 +2,7 @@
 // node:http server on 127.0.0.1, over a cloned test database with real Prisma and pg-boss.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient } from '@belfry/db';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -58,7 +58,7 @@ export async function startTestServer(): Promise<TestServer> {
     queue,
     clock: { now: () => new Date() },
     log: silent,
-    encryptionKey: deriveEncryptionKey(ENCRYPTION_KEY_MATERIAL),
+    keyring: Keyring.from(ENCRYPTION_KEY_MATERIAL),
     partitions: db.partitions,
     alertSender: new ChannelSenders({ links: dashboardLinks('http://localhost:3000'), allowPrivateTargets: true }),
   };

@@ -12,6 +12,8 @@ export interface BenchArgs {
     fairBig: number;
     fairSmall: number;
     fairHang: number;
+    /** jobs the create scenario sends through POST /api/v1/jobs/batch */
+    create: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -41,7 +43,15 @@ export function parseArgs(args: string[]): BenchArgs {
     throw new Error(`--peer-settings is not JSON: ${(err as Error).message}`);
   }
   const base = quick
-    ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
+    ? {
+        herd: 20_000,
+        steadySeconds: 60,
+        scale: [100_000, 1_000_000],
+        fairBig: 10_000,
+        fairSmall: 100,
+        fairHang: 500,
+        create: 20_000,
+      }
     : {
         herd: 100_000,
         steadySeconds: 300,
@@ -49,6 +59,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairBig: 50_000,
         fairSmall: 100,
         fairHang: 500,
+        create: 100_000,
       };
   return {
     quick,
@@ -59,6 +70,7 @@ export function parseArgs(args: string[]): BenchArgs {
       herd: numberArg('herd', base.herd),
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
+      create: numberArg('create', base.create),
     },
     peerWorkloads,
     peerSettings,

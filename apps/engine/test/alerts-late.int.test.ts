@@ -12,8 +12,8 @@ import {
   insertTenant,
   type Sink,
   startSink,
-  TEST_ENCRYPTION_KEY,
   TEST_ENCRYPTION_KEY_MATERIAL,
+  TEST_KEYRING,
   waitForRows,
 } from '../../../test/fixtures';
 
@@ -45,7 +45,7 @@ describe('alerts: a frozen engine fleet is reported as late', () => {
     senders = new ChannelSenders({ links: dashboardLinks('http://belfry.test'), allowPrivateTargets: true });
     dispatcher = new AlertDispatcher({
       pool: db.pool,
-      encryptionKey: TEST_ENCRYPTION_KEY,
+      keyring: TEST_KEYRING,
       sender: senders,
       log: silent,
       config: {

@@ -4,7 +4,13 @@
 // by the runs' own retry decision (decideRetry: exponential backoff with full jitter, Retry-After
 // honoured), or failed once attempts are used up. Runs in every engine node and in the web
 // process; claims are leases, so any number may run and none loses a notification.
-import { decideRetry, openSecret, type RetryPolicy } from '@belfry/core';
+import {
+  ALERT_CHANNEL_PURPOSE,
+  decideRetry,
+  type Keyring,
+  type RetryPolicy,
+  SIGNING_SECRET_PURPOSE,
+} from '@belfry/core';
 import {
   type ClaimedNotification,
   type ClaimOptions,
@@ -50,7 +56,7 @@ export class AlertDispatcher {
   constructor(
     private readonly deps: {
       pool: pg.Pool;
-      encryptionKey: Buffer;
+      keyring: Keyring;
       sender: ChannelSender;
       log: DispatcherLog;
       config?: Partial<DispatcherConfig>;
@@ -118,7 +124,9 @@ export class AlertDispatcher {
     } else {
       let channel: ChannelConfig | undefined;
       try {
-        channel = JSON.parse(openSecret(this.deps.encryptionKey, first.channel_sealed)) as ChannelConfig;
+        channel = JSON.parse(
+          this.deps.keyring.open(first.channel_sealed, { tenantId: first.tenant_id, purpose: ALERT_CHANNEL_PURPOSE }),
+        ) as ChannelConfig;
       } catch {
         result = { ok: false, failure: 'invalid', error: 'the channel configuration cannot be read' };
       }
@@ -180,11 +188,8 @@ export class AlertDispatcher {
     );
     const row = rows[0];
     if (!row) return [];
-    const key = this.deps.encryptionKey;
-    return [
-      openSecret(key, row.current_secret),
-      ...(row.live && row.previous_secret ? [openSecret(key, row.previous_secret)] : []),
-    ];
+    const open = (sealed: Buffer) => this.deps.keyring.open(sealed, { tenantId, purpose: SIGNING_SECRET_PURPOSE });
+    return [open(row.current_secret), ...(row.live && row.previous_secret ? [open(row.previous_secret)] : [])];
   }
 }
 

@@ -28,7 +28,7 @@ export function startWebAlerts(): Promise<void> {
     });
     const dispatcher = new AlertDispatcher({
       pool: deps.pool,
-      encryptionKey: deps.encryptionKey,
+      keyring: deps.keyring,
       sender,
       log,
       config: {

@@ -4,7 +4,7 @@
 // and the partition count fixed when the database was first migrated.
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
 import { webEnv } from './env';
 import { log } from './log';
@@ -41,14 +41,17 @@ async function buildDeps(): Promise<ServiceDeps> {
       max: 5,
       onError: (err) => log.error({ err }, 'queue client error'),
     });
-    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY));
+    const keyring = Keyring.from(
+      localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),
+      parseKeyList(env.BELFRY_DECRYPTION_KEYS),
+    );
     const alertSender = new ChannelSenders({
       links: dashboardLinks(dashboardUrl()),
       allowPrivateTargets: env.BELFRY_ALLOW_PRIVATE_TARGETS,
       smtpUrl: env.BELFRY_SMTP_URL,
       smtpFrom: env.BELFRY_SMTP_FROM,
     });
-    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions, alertSender };
+    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

@@ -4,7 +4,7 @@
 // value back in a PATCH keeps the stored one. "Send test" goes through the same senders the
 // dispatchers use, from this process.
 import type { AlertMessage, ChannelConfig } from '@belfry/alerts';
-import { newId, openSecret, sealSecret } from '@belfry/core';
+import { ALERT_CHANNEL_PURPOSE, newId, SIGNING_SECRET_PURPOSE } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import {
@@ -110,7 +110,7 @@ export async function createChannel(
         actor.tenantId,
         config.type,
         JSON.stringify(maskChannel(config)),
-        sealSecret(deps.encryptionKey, JSON.stringify(config)),
+        deps.keyring.seal(JSON.stringify(config), { tenantId: actor.tenantId, purpose: ALERT_CHANNEL_PURPOSE }),
       ],
     );
     await auditSql(tx, actor, 'alert_channel.create', 'alert_channel', id, { type: config.type });
@@ -133,7 +133,9 @@ export async function updateChannel(
     );
     const current = rows[0];
     if (!current) throw AppError.notFound('Alert channel');
-    const stored = JSON.parse(openSecret(deps.encryptionKey, current.sealed)) as ChannelConfig;
+    const stored = JSON.parse(
+      deps.keyring.open(current.sealed, { tenantId: actor.tenantId, purpose: ALERT_CHANNEL_PURPOSE }),
+    ) as ChannelConfig;
     const masked = maskChannel(stored);
     const merged: Record<string, unknown> = { ...stored };
     for (const [key, value] of Object.entries(patch)) {
@@ -148,7 +150,12 @@ export async function updateChannel(
     const { rows: updated } = await tx.query<ChannelRow>(
       `UPDATE alert_channels SET config = $3, sealed = $4, updated_at = now() WHERE tenant_id = $1 AND id = $2
        RETURNING id, type, config, sealed, created_at, updated_at`,
-      [actor.tenantId, id, JSON.stringify(maskChannel(config)), sealSecret(deps.encryptionKey, JSON.stringify(config))],
+      [
+        actor.tenantId,
+        id,
+        JSON.stringify(maskChannel(config)),
+        deps.keyring.seal(JSON.stringify(config), { tenantId: actor.tenantId, purpose: ALERT_CHANNEL_PURPOSE }),
+      ],
     );
     await auditSql(tx, actor, 'alert_channel.update', 'alert_channel', id, { fields: Object.keys(patch) });
     return updated[0] as ChannelRow;
@@ -177,12 +184,16 @@ export async function testChannel(
   authorize(actor, 'admin');
   const row = await selectChannel(deps, actor.tenantId, id);
   if (!deps.alertSender) return { delivered: false, error: 'this process cannot send alerts' };
-  const config = JSON.parse(openSecret(deps.encryptionKey, row.sealed)) as ChannelConfig;
+  const config = JSON.parse(
+    deps.keyring.open(row.sealed, { tenantId: actor.tenantId, purpose: ALERT_CHANNEL_PURPOSE }),
+  ) as ChannelConfig;
   const { rows } = await deps.pool.query<{ current_secret: Buffer }>(
     'SELECT current_secret FROM signing_secrets WHERE tenant_id = $1',
     [actor.tenantId],
   );
-  const signingSecrets = rows[0] ? [openSecret(deps.encryptionKey, rows[0].current_secret)] : [];
+  const signingSecrets = rows[0]
+    ? [deps.keyring.open(rows[0].current_secret, { tenantId: actor.tenantId, purpose: SIGNING_SECRET_PURPOSE })]
+    : [];
   const message: AlertMessage = { id: newId('ntf'), tenantId: actor.tenantId, test: true, items: [] };
   const result = await deps.alertSender.send(config, message, { signingSecrets, attempt: 1, timeoutMs: 10_000 });
   return result.ok ? { delivered: true } : { delivered: false, error: result.error };
@@ -217,12 +228,17 @@ export async function setJobAlerts(
   alerts: JobAlertsInput | null,
 ): Promise<void> {
   await assertChannelsExist(db, tenantId, alerts?.channels, 'alerts.channels');
-  const kept = alerts ? Object.fromEntries(Object.entries(alerts).filter(([, v]) => v !== undefined)) : null;
+  const kept = jobAlertsValue(alerts);
   await db.query('UPDATE jobs SET alerts = $3::jsonb WHERE id = $1 AND tenant_id = $2', [
     jobId,
     tenantId,
     kept ? JSON.stringify(kept) : null,
   ]);
+}
+
+/** What jobs.alerts holds: the keys given, or null (the tenant policy). */
+export function jobAlertsValue(alerts: JobAlertsInput | null | undefined): Record<string, unknown> | null {
+  return alerts ? Object.fromEntries(Object.entries(alerts).filter(([, v]) => v !== undefined)) : null;
 }
 
 const DEFAULT_POLICY: AlertPolicyView = {
