@@ -13,6 +13,7 @@ const config: NextConfig = {
     '@prisma/adapter-pg',
     'pino',
     'nodemailer',
+    'undici',
   ],
   turbopack: { root: resolve(import.meta.dirname, '../..') },
   typedRoutes: false,
