@@ -14,6 +14,8 @@ export interface BenchArgs {
     fairHang: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
+    /** jitterSeconds of the herd-jitter scenario's jobs */
+    herdJitter: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -71,6 +73,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       create: numberArg('create', base.create),
+      herdJitter: numberArg('herd-jitter', 60),
     },
     peerWorkloads,
     peerSettings,

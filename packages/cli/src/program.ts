@@ -8,6 +8,7 @@ import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
 import type { Context } from './context';
 import { renderError } from './errors';
+import { limitsCommand } from './commands/limits';
 
 export function createProgram(ctx: Context): Command {
   const program = new Command('belfry')
@@ -24,6 +25,7 @@ export function createProgram(ctx: Context): Command {
     dlqCommand(ctx),
     incidentsCommand(ctx),
     alertsCommand(ctx),
+    limitsCommand(ctx),
     adminCommand(ctx),
   ];
   for (const group of groups) program.addCommand(inherit(group, program));

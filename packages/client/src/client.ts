@@ -19,6 +19,7 @@ import type {
   Job,
   JobCreate,
   JobPatch,
+  Limits,
   operations,
   Page,
   ReplayResult,
@@ -206,6 +207,11 @@ export class BelfryClient {
   /** Incidents newest first, each with its notifications. */
   listIncidents(query: ListIncidentsQuery = {}): Promise<Page<Incident>> {
     return dataOf(this.api.GET('/api/v1/incidents', { params: { query } }));
+  }
+
+  /** The tenant's limits and usage; a change past one answers 422 quota-exceeded (a BelfryApiError). */
+  getLimits(): Promise<Limits> {
+    return dataOf(this.api.GET('/api/v1/limits'));
   }
 
   health(): Promise<{ status: 'ok' }> {

@@ -16,6 +16,7 @@ const TAGS = [
   { name: 'Dead letter', description: 'Runs whose attempts are exhausted' },
   { name: 'Schedules', description: 'Schedule maths' },
   { name: 'Signing secret', description: 'The secret that signs webhook deliveries' },
+  { name: 'Limits', description: 'What one tenant may take of what all tenants share' },
   { name: 'Meta', description: 'Health and this document' },
 ];
 

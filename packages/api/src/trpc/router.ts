@@ -4,7 +4,7 @@ import { accountRouter } from './routers/account';
 import { alertsRouter } from './routers/alerts';
 import { jobsRouter } from './routers/jobs';
 import { deadLetterRouter, runsRouter, scheduleRouter } from './routers/runs';
-import { apiKeysRouter, clusterRouter, membersRouter, signingSecretRouter } from './routers/settings';
+import { apiKeysRouter, clusterRouter, limitsRouter, membersRouter, signingSecretRouter } from './routers/settings';
 import { router } from './init';
 
 export const appRouter = router({
@@ -18,6 +18,7 @@ export const appRouter = router({
   members: membersRouter,
   cluster: clusterRouter,
   alerts: alertsRouter,
+  limits: limitsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -11,6 +11,7 @@ import {
   removeMember,
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { getLimits } from '../../services/limits';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
 
@@ -50,4 +51,8 @@ export const clusterRouter = router({
   overview: tenantProcedure.query(({ ctx }) =>
     clusterOverview(ctx.deps, ctx.actor, { operator: ctx.session.user.operator }),
   ),
+});
+
+export const limitsRouter = router({
+  get: tenantProcedure.query(({ ctx }) => getLimits(ctx.deps, ctx.actor)),
 });

@@ -36,6 +36,7 @@ export interface FormState {
   priority: Priority;
   misfirePolicy: MisfirePolicy;
   overlapPolicy: OverlapPolicy;
+  jitterSeconds: string;
 }
 
 export interface JobShape {
@@ -48,6 +49,7 @@ export interface JobShape {
   priority: FormState['priority'];
   misfirePolicy: FormState['misfirePolicy'];
   overlapPolicy: FormState['overlapPolicy'];
+  jitterSeconds: number;
 }
 
 let headerKey = 1;
@@ -91,6 +93,7 @@ export function emptyForm(): FormState {
     priority: 'normal',
     misfirePolicy: 'run_once',
     overlapPolicy: 'allow',
+    jitterSeconds: '0',
   };
 }
 
@@ -118,6 +121,7 @@ export function formFromJob(job: JobShape): FormState {
     priority: job.priority,
     misfirePolicy: job.misfirePolicy,
     overlapPolicy: job.overlapPolicy,
+    jitterSeconds: String(job.jitterSeconds),
   };
 }
 
@@ -172,6 +176,7 @@ export function bodyOf(form: FormState, payload: unknown) {
     priority: form.priority,
     misfirePolicy: form.misfirePolicy,
     overlapPolicy: form.overlapPolicy,
+    jitterSeconds: int(form.jitterSeconds),
     ...(payload === undefined ? {} : { payload }),
   };
 }
