@@ -1,6 +1,7 @@
 // A real Belfry API for the CLI's and the client's end-to-end tests: the REST handler from @belfry/api on a
 // node:http server on 127.0.0.1, over a cloned test database with real Prisma and pg-boss.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient } from '@belfry/db';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
@@ -59,6 +60,7 @@ export async function startTestServer(): Promise<TestServer> {
     log: silent,
     keyring: Keyring.from(ENCRYPTION_KEY_MATERIAL),
     partitions: db.partitions,
+    alertSender: new ChannelSenders({ links: dashboardLinks('http://localhost:3000'), allowPrivateTargets: true }),
   };
   const handle = createRestHandler(async () => deps, { log: silent });
   let origin = '';
@@ -85,6 +87,7 @@ export async function startTestServer(): Promise<TestServer> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queue.stop({ graceful: false, close: true });
+      await deps.alertSender?.close?.();
       await prisma.$disconnect();
       await db.destroy();
     },

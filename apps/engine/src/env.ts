@@ -46,6 +46,15 @@ const schema = z.object({
   BELFRY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
   BELFRY_MISFIRE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   BELFRY_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(100_000).default(50),
+  BELFRY_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'BELFRY_SMTP_URL must be an smtp:// or smtps:// URL')
+    .optional(),
+  BELFRY_SMTP_FROM: z.string().min(3).optional(),
+  BELFRY_DASHBOARD_URL: z.url().optional(),
+  BELFRY_ALERT_DIGEST_SECONDS: z.coerce.number().min(0).max(300).default(2),
+  BELFRY_ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  BELFRY_LATE_CHECK_SECONDS: z.coerce.number().min(0.5).max(300).default(5),
 });
 
 export type Role = 'scheduler' | 'worker';
@@ -65,7 +74,21 @@ export interface EngineEnv {
   runLeaseMs: number;
   misfireGraceMs: number;
   tenantConcurrency: number;
+  alerts: AlertsEnv;
   db: ReturnType<typeof readDbEnv>;
+}
+
+/** Alert delivery settings, shared in shape with the web process (docs/alerts.md). */
+export interface AlertsEnv {
+  smtpUrl: string | undefined;
+  smtpFrom: string | undefined;
+  /** the dashboard's address, for links in notifications */
+  dashboardUrl: string;
+  /** a channel's notifications wait until it has been quiet this long, then go out as one digest */
+  digestSeconds: number;
+  /** first retry delay of a failed notification (then exponential, full jitter) */
+  retrySeconds: number;
+  lateCheckMs: number;
 }
 
 export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
@@ -89,6 +112,14 @@ export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
     runLeaseMs: e.BELFRY_RUN_LEASE_SECONDS * 1000,
     misfireGraceMs: e.BELFRY_MISFIRE_GRACE_SECONDS * 1000,
     tenantConcurrency: e.BELFRY_TENANT_CONCURRENCY,
+    alerts: {
+      smtpUrl: e.BELFRY_SMTP_URL,
+      smtpFrom: e.BELFRY_SMTP_FROM,
+      dashboardUrl: e.BELFRY_DASHBOARD_URL ?? `http://localhost:${env.PORT ?? 3000}`,
+      digestSeconds: e.BELFRY_ALERT_DIGEST_SECONDS,
+      retrySeconds: e.BELFRY_ALERT_RETRY_SECONDS,
+      lateCheckMs: e.BELFRY_LATE_CHECK_SECONDS * 1000,
+    },
     db: readDbEnv(env),
   };
 }

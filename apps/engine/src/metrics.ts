@@ -49,6 +49,31 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly tenantStartLag = new Histogram({
+    name: 'belfry_tenant_start_lag_seconds',
+    help: 'Start lag per tenant (as belfry_start_lag_seconds)',
+    labelNames: ['tenant'],
+    buckets: [0.01, 0.05, 0.25, 1, 5, 30, 120],
+    registers: [this.registry],
+  });
+  readonly alertNotifications = new Counter({
+    name: 'belfry_alert_notifications_total',
+    help: 'Alert notifications handled by this node, by channel type and result (sent, retry, failed)',
+    labelNames: ['channel_type', 'status'],
+    registers: [this.registry],
+  });
+  readonly openIncidents = new Gauge({
+    name: 'belfry_open_incidents',
+    help: 'Open incidents by kind, cluster-wide, read at scrape time',
+    labelNames: ['kind'],
+    registers: [this.registry],
+    collect: async () => {
+      const open = await this.incidentSource?.().catch(() => null);
+      for (const [kind, n] of Object.entries(open ?? {})) this.openIncidents.set({ kind }, n);
+    },
+  });
+  private incidentSource: (() => Promise<Record<string, number>>) | undefined;
+
   private readonly lags: { at: number; ms: number }[] = [];
 
   constructor() {
@@ -60,8 +85,14 @@ export class Metrics {
     this.depthSource = source;
   }
 
-  recordLag(ms: number): void {
+  /** Where belfry_open_incidents comes from (a query). */
+  setIncidentSource(source: () => Promise<Record<string, number>>): void {
+    this.incidentSource = source;
+  }
+
+  recordLag(ms: number, tenantId?: string): void {
     this.startLag.observe(Math.max(0, ms) / 1000);
+    if (tenantId) this.tenantStartLag.observe({ tenant: tenantId }, Math.max(0, ms) / 1000);
     const now = Date.now();
     this.lags.push({ at: now, ms });
     if (this.lags.length > 50_000) this.lags.splice(0, this.lags.length - 50_000);

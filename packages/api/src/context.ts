@@ -1,4 +1,5 @@
 // What every domain service is given: explicit dependencies, no globals.
+import type { ChannelSender } from '@belfry/alerts';
 import type { Keyring } from '@belfry/core';
 import type { PrismaClient, QueueClient } from '@belfry/db';
 import type pg from 'pg';
@@ -25,6 +26,8 @@ export interface ServiceDeps {
   partitions: number;
   /** pg-boss, for enqueueing manual and replayed runs in the same transaction as their row */
   queue: QueueClient;
+  /** sends alert channels' test notifications; without one, "send test" answers not delivered */
+  alertSender?: ChannelSender;
 }
 
 /** Who is acting, for authorisation and the audit log. */

@@ -2,6 +2,7 @@
 // code. `run` never calls process.exit, so tests drive it in process.
 import { Command, CommanderError } from 'commander';
 import { adminCommand } from './commands/admin';
+import { alertsCommand, incidentsCommand } from './commands/alerts';
 import { authCommands } from './commands/auth';
 import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
@@ -23,6 +24,8 @@ export function createProgram(ctx: Context): Command {
     jobsCommand(ctx),
     runsCommand(ctx),
     dlqCommand(ctx),
+    incidentsCommand(ctx),
+    alertsCommand(ctx),
     limitsCommand(ctx),
     signingSecretCommand(ctx),
     adminCommand(ctx),

@@ -2,7 +2,7 @@
 // object and `now`, so the layout is unit-tested without a server.
 import { formatInstant, formatMs, formatRelative, formatSeconds } from './durations';
 import { keyValues, table, truncate } from './format';
-import type { DeadLetterRun, Job, Run, Schedule } from '@belfry/client';
+import type { AlertChannel, AlertPolicy, DeadLetterRun, Incident, Job, Run, Schedule } from '@belfry/client';
 
 export function describeSchedule(schedule: Schedule): string {
   switch (schedule.type) {
@@ -170,6 +170,50 @@ export function deadLetterTable(runs: DeadLetterRun[], now: Date): string {
       formatRelative(r.finishedAt, now),
       r.replayedBy ?? '-',
       r.attempts[r.attempts.length - 1]?.error ?? '',
+    ]),
+  );
+}
+
+export function alertChannelsTable(channels: AlertChannel[]): string {
+  if (!channels.length) return 'No alert channels.';
+  return table(
+    [{ header: 'ID' }, { header: 'TYPE' }, { header: 'WHERE', max: 70 }],
+    channels.map((c) => [
+      c.id,
+      c.type,
+      c.type === 'email' ? c.to.join(', ') : c.type === 'pagerduty' ? `routing key ${c.routingKey}` : c.url,
+    ]),
+  );
+}
+
+export function alertPolicyView(p: AlertPolicy): string {
+  return keyValues([
+    ['Channels', p.channels === null ? 'every channel' : p.channels.length ? p.channels.join(', ') : 'none'],
+    ['On dead', p.onDead ? 'yes' : 'no'],
+    ['After failures in a row', p.afterConsecutiveFailures === null ? 'off' : String(p.afterConsecutiveFailures)],
+    ['Late after', p.lateAfterSeconds === null ? 'off' : formatSeconds(p.lateAfterSeconds)],
+    ['Notify recovery', p.notifyRecovery ? 'yes' : 'no'],
+  ]);
+}
+
+export function incidentsTable(incidents: Incident[], now: Date): string {
+  if (!incidents.length) return 'No incidents.';
+  return table(
+    [
+      { header: 'INCIDENT' },
+      { header: 'KIND' },
+      { header: 'JOB', max: 40 },
+      { header: 'OPENED' },
+      { header: 'RESOLVED' },
+      { header: 'NOTIFICATIONS' },
+    ],
+    incidents.map((i) => [
+      i.id,
+      i.kind,
+      i.jobName ?? i.jobId,
+      formatRelative(i.openedAt, now),
+      formatRelative(i.resolvedAt, now),
+      i.notifications.length ? i.notifications.map((n) => `${n.event} ${n.status}`).join(', ') : '-',
     ]),
   );
 }

@@ -7,8 +7,15 @@ import { UnexpectedResponseError } from './errors';
 import type { paths } from './generated/openapi';
 import { createTransport } from './transport';
 import type {
+  AlertChannel,
+  AlertChannelInput,
+  AlertChannelPatch,
+  AlertChannelTestResult,
+  AlertPolicy,
+  AlertPolicyInput,
   DeadLetterReplay,
   DeadLetterRun,
+  Incident,
   Job,
   JobCreate,
   JobPatch,
@@ -41,6 +48,7 @@ export type ListJobsQuery = QueryOf<'listJobs'>;
 export type ListRunsQuery = QueryOf<'listJobRuns'>;
 export type ListDeadLetterQuery = QueryOf<'listDeadLetter'>;
 export type SchedulePreviewQuery = QueryOf<'previewSchedule'>;
+export type ListIncidentsQuery = QueryOf<'listIncidents'>;
 
 /** What a call answers: its data, or a SyntaxError from a body that claimed JSON and was not. */
 async function dataOf<T>(call: Promise<{ data?: T; response: Response }>): Promise<T> {
@@ -158,6 +166,47 @@ export class BelfryClient {
   /** The previous secret keeps signing alongside the new one for 24 hours. */
   rotateSigningSecret(): Promise<SigningSecret> {
     return dataOf(this.api.POST('/api/v1/signing-secret/rotate'));
+  }
+
+  listAlertChannels(): Promise<{ data: AlertChannel[] }> {
+    return dataOf(this.api.GET('/api/v1/alert-channels'));
+  }
+
+  /** Secrets (a Slack URL, a webhook URL's query, a PagerDuty routing key) read back as `***`. */
+  createAlertChannel(body: AlertChannelInput): Promise<AlertChannel> {
+    return dataOf(this.api.POST('/api/v1/alert-channels', { body }));
+  }
+
+  getAlertChannel(id: string): Promise<AlertChannel> {
+    return dataOf(this.api.GET('/api/v1/alert-channels/{id}', { params: { path: { id } } }));
+  }
+
+  /** Sending a masked value (`***`) back keeps the stored secret. */
+  updateAlertChannel(id: string, patch: AlertChannelPatch): Promise<AlertChannel> {
+    return dataOf(this.api.PATCH('/api/v1/alert-channels/{id}', { params: { path: { id } }, body: patch }));
+  }
+
+  async deleteAlertChannel(id: string): Promise<void> {
+    await dataOf(this.api.DELETE('/api/v1/alert-channels/{id}', { params: { path: { id } } }));
+  }
+
+  /** Sends a test notification now; answers whether it was delivered. */
+  testAlertChannel(id: string): Promise<AlertChannelTestResult> {
+    return dataOf(this.api.POST('/api/v1/alert-channels/{id}/test', { params: { path: { id } } }));
+  }
+
+  getAlertPolicy(): Promise<AlertPolicy> {
+    return dataOf(this.api.GET('/api/v1/alert-policy'));
+  }
+
+  /** Replaces the tenant's default alert settings; a key left out takes its default. */
+  putAlertPolicy(body: AlertPolicyInput): Promise<AlertPolicy> {
+    return dataOf(this.api.PUT('/api/v1/alert-policy', { body }));
+  }
+
+  /** Incidents newest first, each with its notifications. */
+  listIncidents(query: ListIncidentsQuery = {}): Promise<Page<Incident>> {
+    return dataOf(this.api.GET('/api/v1/incidents', { params: { query } }));
   }
 
   /** The tenant's limits and usage; a change past one answers 422 quota-exceeded (a BelfryApiError). */

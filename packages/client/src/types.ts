@@ -42,6 +42,15 @@ export type ReplayResult = Schemas['ReplayResult'];
 export type SchedulePreview = Schemas['SchedulePreview'];
 export type SigningSecret = Schemas['SigningSecret'];
 export type FieldError = Schemas['FieldError'];
+export type AlertChannel = Schemas['AlertChannel'];
+export type AlertChannelInput = Schemas['AlertChannelInput'];
+export type AlertChannelPatch = Schemas['AlertChannelPatch'];
+export type AlertChannelTestResult = Schemas['AlertChannelTestResult'];
+export type AlertPolicy = Schemas['AlertPolicy'];
+export type AlertPolicyInput = Schemas['AlertPolicyInput'];
+export type JobAlerts = Schemas['JobAlerts'];
+export type Incident = Schemas['Incident'];
+export type Notification = Schemas['Notification'];
 
 /**
  * RFC 9457 problem details as the API sends them. Only `detail` is certain: when a proxy or

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Prefixes in use. Add new ones here so each entity's ids stay recognisable in logs. */
-export const ID_PREFIXES = ['job', 'run', 'ten', 'usr', 'key', 'att', 'inv'] as const;
+export const ID_PREFIXES = ['job', 'run', 'ten', 'usr', 'key', 'att', 'inv', 'ach', 'inc', 'ntf'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 // Crockford base32: no I, L, O, U, so ids survive being read aloud or retyped.

@@ -72,3 +72,21 @@ export type WorkerLane = (typeof WORKER_LANES)[number];
 export type QueueRoute =
   | { lane: WorkerLane; tenantId: string; priority: Priority }
   | { lane: 'pull'; tenantId: string; queue: string };
+
+/** Where alerts go (docs/alerts.md). */
+export const ALERT_CHANNEL_TYPES = ['email', 'slack', 'webhook', 'pagerduty'] as const;
+export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
+
+/** Why an incident opened: a run went dead, failures in a row passed the threshold, or an occurrence did not start in time. */
+export const INCIDENT_KINDS = ['dead', 'failing', 'late'] as const;
+export type IncidentKind = (typeof INCIDENT_KINDS)[number];
+
+export const INCIDENT_STATUSES = ['open', 'resolved'] as const;
+export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+
+/** An incident is announced when it opens and (if the policy says so) when it resolves: never per failed run. */
+export const NOTIFICATION_EVENTS = ['opened', 'resolved'] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];

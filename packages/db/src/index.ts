@@ -24,3 +24,8 @@ export * from './sql/select-expired-runs';
 export * from './sql/fail-expired-runs';
 export * from './sql/complete-finished-jobs';
 export * from './sql/cancel-claimed-ahead';
+export * from './sql/alert-settings';
+export * from './sql/alert-notifications';
+export * from './sql/record-alert-outcomes';
+export * from './sql/alert-outbox';
+export * from './sql/late-incidents';

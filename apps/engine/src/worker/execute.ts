@@ -32,7 +32,7 @@ export interface ExecuteDeps {
   /** the last check before a run claimed ahead of its time starts (pause, delete, cancel) */
   gate?: Pick<StartGate, 'confirm'>;
   /** told how late an attempt starts (ms after it was due) */
-  onStart?: (lagMs: number) => void;
+  onStart?: (lagMs: number, tenantId: string) => void;
 }
 
 const notRun = (failure: 'connection' | 'invalid', error: string): HandlerOutcome => ({
@@ -65,7 +65,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     }
   }
   const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.due_at;
-  deps.onStart?.(deps.clock.now() - due.getTime());
+  deps.onStart?.(deps.clock.now() - due.getTime(), run.tenant_id);
   if (!started) return notRun('connection', 'not started: stopped before it was due');
   const handler = deps.handlers.get(run.target.type);
   if (!handler) return notRun('invalid', `no handler for target type '${run.target.type}'`);

@@ -49,7 +49,7 @@ export class WorkerPool {
       secrets: o.secrets,
       clock: o.clock,
       gate: new StartGate(o.pool, o.config.workerId, o.log),
-      onStart: (lag) => o.metrics?.recordLag(lag),
+      onStart: (lag, tenantId) => o.metrics?.recordLag(lag, tenantId),
     };
     this.claimPause = new ClaimPause(() => this.pump(), o.log);
     this.completions = new CompletionBatcher(o.pool, o.boss, o.config.workerId, o.log);

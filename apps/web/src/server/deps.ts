@@ -2,6 +2,7 @@
 // database (DATABASE_URL, or the shared embedded server), a pg pool, Prisma, a pg-boss
 // client that only enqueues (engine nodes supervise), the key that seals stored secrets,
 // and the partition count fixed when the database was first migrated.
+import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
@@ -20,6 +21,12 @@ async function readPartitions(pool: ServiceDeps['pool']): Promise<number> {
     );
   }
   return partitions;
+}
+
+/** Where notifications link to: BELFRY_DASHBOARD_URL, else NEXTAUTH_URL, else localhost. */
+export function dashboardUrl(): string {
+  const env = webEnv();
+  return env.BELFRY_DASHBOARD_URL ?? env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;
 }
 
 async function buildDeps(): Promise<ServiceDeps> {
@@ -41,7 +48,13 @@ async function buildDeps(): Promise<ServiceDeps> {
       localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),
       parseKeyList(env.BELFRY_DECRYPTION_KEYS),
     );
-    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions };
+    const alertSender = new ChannelSenders({
+      links: dashboardLinks(dashboardUrl()),
+      allowPrivateTargets: env.BELFRY_ALLOW_PRIVATE_TARGETS,
+      smtpUrl: env.BELFRY_SMTP_URL,
+      smtpFrom: env.BELFRY_SMTP_FROM,
+    });
+    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

@@ -11,6 +11,25 @@ const schema = z.object({
   BELFRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   NEXTAUTH_SECRET: z.string().min(16).optional(),
   NEXTAUTH_URL: z.url().optional(),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  BELFRY_ALLOW_PRIVATE_TARGETS: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  BELFRY_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'BELFRY_SMTP_URL must be an smtp:// or smtps:// URL')
+    .optional(),
+  BELFRY_SMTP_FROM: z.string().min(3).optional(),
+  BELFRY_DASHBOARD_URL: z.url().optional(),
+  BELFRY_ALERT_DIGEST_SECONDS: z.coerce.number().min(0).max(300).default(2),
+  BELFRY_ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  BELFRY_LATE_CHECK_SECONDS: z.coerce.number().min(0.5).max(300).default(5),
+  /** 0 keeps the watchdog and dispatcher out of this process (the engine nodes still run them) */
+  BELFRY_WEB_ALERTS: z
+    .enum(['0', '1'])
+    .default('1')
+    .transform((v) => v === '1'),
 });
 
 export interface WebEnv extends z.infer<typeof schema> {

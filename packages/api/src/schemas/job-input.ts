@@ -10,6 +10,7 @@ import {
   validateTimezone,
 } from '@belfry/core';
 import { z } from 'zod';
+import { JobAlertsInput } from './alerts';
 import { InstantInput } from './common';
 import { PayloadInput, TargetInput } from './target';
 import { hasControlCharacter, storableText } from './text';
@@ -112,6 +113,7 @@ export const JobCreateInput = z
     misfirePolicy: z.enum(MISFIRE_POLICIES).default('run_once'),
     overlapPolicy: z.enum(OVERLAP_POLICIES).default('allow'),
     jitterSeconds: JitterSeconds.default(0),
+    alerts: JobAlertsInput.nullable().optional(),
   })
   .meta({ id: 'JobCreate' });
 export type JobCreateInput = z.output<typeof JobCreateInput>;
@@ -151,6 +153,9 @@ export const JobPatchInput = z
     jitterSeconds: JitterSeconds.optional().meta({
       description: 'Applies to occurrences not materialized yet (runs already queued keep their dueAt)',
     }),
+    alerts: JobAlertsInput.nullable()
+      .optional()
+      .meta({ description: "Replaces the job's alert settings; null = the tenant policy" }),
   })
   .meta({ id: 'JobPatch' });
 export type JobPatchInput = z.output<typeof JobPatchInput>;

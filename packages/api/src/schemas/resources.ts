@@ -12,6 +12,7 @@ import {
   SKIP_REASONS,
 } from '@belfry/core';
 import { z } from 'zod';
+import { JobAlertsInput } from './alerts';
 import { NullableTimestamp, pageOf, Timestamp } from './common';
 import { Target } from '@belfry/handlers/schemas';
 
@@ -52,6 +53,7 @@ export const Job = z
       description:
         'The next occurrence that has not started (one already queued ahead of its time included); null when paused, completed, or a one-off whose run has started',
     }),
+    alerts: JobAlertsInput.optional().meta({ description: "The job's own alert settings; absent = the tenant policy" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

@@ -11,6 +11,7 @@ import type { JobView } from '../schemas/resources';
 import { parseInput } from '../schemas/validate';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
+import { setJobAlerts } from './alerts';
 import { auditSql } from './audit';
 import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
@@ -125,6 +126,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         patch.jitterSeconds ?? row.jitter_seconds,
       ],
     );
+    if (patch.alerts !== undefined) await setJobAlerts(db, row.tenant_id, row.id, patch.alerts);
     if (scheduleChanged) {
       await withdrawFutureScheduledRuns(db, row.tenant_id, row.id, now);
       if (row.status !== 'paused') {

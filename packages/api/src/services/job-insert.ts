@@ -6,6 +6,7 @@ import { newId, partitionOf, runsPerMinute } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
 import type { Queryable } from '../sql/tx';
+import { assertChannelsExist, jobAlertsValue } from './alerts';
 import { specOf } from './job-rows';
 import { checkJobQuota } from './limits';
 import { nextRunAt } from './schedule-entries';
@@ -77,6 +78,17 @@ export async function insertJobs(
     jobs: jobs.length,
     runsPerMinute: jobs.reduce((sum, j) => sum + (j.next ? j.runsPerMinute : 0), 0),
   });
+  // Channels a job's alerts name must be the tenant's own.
+  for (const [i, j] of jobs.entries()) {
+    if (j.input.alerts?.channels?.length) {
+      await assertChannelsExist(
+        db,
+        actor.tenantId,
+        j.input.alerts.channels,
+        jobs.length === 1 ? 'alerts.channels' : `jobs.${i}.alerts.channels`,
+      );
+    }
+  }
   const rows = jobs.map((j) => ({
     id: j.id,
     name: j.input.name,
@@ -99,21 +111,23 @@ export async function insertJobs(
     status: j.next ? 'active' : 'completed',
     partition: j.partition,
     runs_per_minute: j.runsPerMinute,
+    alerts: jobAlertsValue(j.input.alerts),
   }));
   await db.query(
     `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                        timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition,
-                       version, created_by, created_at, updated_at, target_secrets, runs_per_minute)
+                       version, created_by, created_at, updated_at, target_secrets, runs_per_minute, alerts)
      SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds, $2,
             u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
             u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
-            u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'), u.runs_per_minute
+            u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'), u.runs_per_minute,
+            u.alerts
        FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type text, cron_expression text,
               timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
               retry_max_attempts int, retry_initial_delay_seconds int, retry_max_delay_seconds int,
               timeout_seconds int, priority text, misfire_policy text, overlap_policy text, jitter_seconds int,
-              status text, partition int, target_secrets text, runs_per_minute float8)`,
+              status text, partition int, target_secrets text, runs_per_minute float8, alerts jsonb)`,
     [actor.tenantId, now, actor.id, JSON.stringify(rows)],
   );
   const scheduled = jobs.filter((j) => j.next !== null);

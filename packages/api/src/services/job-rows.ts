@@ -33,6 +33,7 @@ export interface JobRow extends ScheduleColumns {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  alerts: JobView['alerts'] | null;
   next_run_at: Date | null;
   sort_ts: string;
 }
@@ -41,7 +42,7 @@ export const JOB_SELECT = `
   SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
          j.anchor_at, j.target, j.target_secrets, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
          j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.status,
-         j.partition, j.version, j.created_at, j.updated_at, j.deleted_at,
+         j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, j.alerts,
          CASE WHEN j.status = 'active' THEN LEAST(e.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r
             WHERE r.job_id = j.id AND r.trigger = 'schedule'
@@ -82,6 +83,7 @@ export function toJobView(row: JobRow): JobView {
     jitterSeconds: row.jitter_seconds,
     status: row.status,
     nextRunAt: row.status === 'active' && row.next_run_at ? row.next_run_at.toISOString() : null,
+    ...(row.alerts ? { alerts: row.alerts } : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

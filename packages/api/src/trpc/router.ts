@@ -1,6 +1,7 @@
 // The dashboard's tRPC API. Each procedure parses its input, calls one domain function and
 // returns what it answers; authorisation lives in those functions.
 import { accountRouter } from './routers/account';
+import { alertsRouter } from './routers/alerts';
 import { jobsRouter } from './routers/jobs';
 import { deadLetterRouter, runsRouter, scheduleRouter } from './routers/runs';
 import { apiKeysRouter, clusterRouter, limitsRouter, membersRouter, signingSecretRouter } from './routers/settings';
@@ -16,6 +17,7 @@ export const appRouter = router({
   signingSecret: signingSecretRouter,
   members: membersRouter,
   cluster: clusterRouter,
+  alerts: alertsRouter,
   limits: limitsRouter,
 });
 

@@ -6,6 +6,7 @@
 // must not act on the outcome.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
+import { recordAlertOutcomes } from './record-alert-outcomes';
 import type { Queryable } from './types';
 
 export interface AttemptOutcome {
@@ -87,6 +88,14 @@ export async function completeAttempts(
     rows
       .filter((r) => r.status === 'succeeded' || r.status === 'dead' || r.status === 'cancelled')
       .map((r) => r.job_id),
+  );
+  // Incidents open and resolve with the outcomes that cause them (in the caller's order).
+  const order = new Map(outcomes.map((o, i) => [o.runId, i]));
+  await recordAlertOutcomes(
+    tx,
+    [...rows]
+      .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))
+      .map((r) => ({ runId: r.id, tenantId: r.tenant_id, jobId: r.job_id, status: r.status })),
   );
   return rows;
 }

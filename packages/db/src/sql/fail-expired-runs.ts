@@ -3,6 +3,7 @@
 // Only runs still running in that attempt move (they are locked by the same transaction).
 // A one-off whose run went dead this way is completed.
 import { completeFinishedJobs } from './complete-finished-jobs';
+import { recordAlertOutcomes } from './record-alert-outcomes';
 import type { Queryable } from './types';
 
 export interface ExpiredRunVerdict {
@@ -18,7 +19,7 @@ export interface ExpiredRunVerdict {
 /** Answers the ids of the runs moved. */
 export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict[]): Promise<string[]> {
   if (!verdicts.length) return [];
-  const { rows } = await tx.query<{ id: string; job_id: string; status: string }>(
+  const { rows } = await tx.query<{ id: string; tenant_id: string; job_id: string; status: string }>(
     `WITH v AS (
        SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::timestamptz[], $6::text[])
          AS v(id, scheduled_time, attempt, status, next_attempt_at, error)
@@ -32,14 +33,14 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
        FROM v
        WHERE r.id = v.id AND r.scheduled_time = v.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
          AND r.attempt = v.attempt AND r.status = 'running'
-       RETURNING r.id, r.scheduled_time, r.attempt, r.job_id, r.status
+       RETURNING r.id, r.scheduled_time, r.attempt, r.tenant_id, r.job_id, r.status
      ), closed AS (
        UPDATE run_attempts a SET status = 'failed', finished_at = now(), error = v.error
        FROM moved m JOIN v ON v.id = m.id
        WHERE a.run_id = m.id AND a.scheduled_time = m.scheduled_time AND a.scheduled_time = ANY($2::timestamptz[])
          AND a.attempt = m.attempt AND a.status = 'running'
      )
-     SELECT id, job_id, status FROM moved`,
+     SELECT id, tenant_id, job_id, status FROM moved`,
     [
       verdicts.map((v) => v.id),
       verdicts.map((v) => v.scheduledTime),
@@ -52,6 +53,11 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
   await completeFinishedJobs(
     tx,
     rows.filter((r) => r.status === 'dead').map((r) => r.job_id),
+  );
+  // A lost attempt is a failure like any other for the incident rules.
+  await recordAlertOutcomes(
+    tx,
+    rows.map((r) => ({ runId: r.id, tenantId: r.tenant_id, jobId: r.job_id, status: r.status })),
   );
   return rows.map((r) => r.id);
 }

@@ -10,6 +10,8 @@ import { Icon, type IconName } from './icons';
 const NAV: Array<{ href: string; label: string; icon: IconName; section?: string }> = [
   { href: '/jobs', label: 'Jobs', icon: 'jobs' },
   { href: '/dead-letter', label: 'Dead letter', icon: 'dead' },
+  { href: '/incidents', label: 'Incidents', icon: 'dead' },
+  { href: '/alerts', label: 'Alerts', icon: 'secret' },
   { href: '/cluster', label: 'Cluster', icon: 'cluster' },
   { href: '/api-keys', label: 'API keys', icon: 'key', section: 'Settings' },
   { href: '/signing-secret', label: 'Signing secret', icon: 'secret' },

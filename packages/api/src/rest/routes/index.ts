@@ -1,6 +1,7 @@
 // The route table of /api/v1.
 import { buildOpenApiDocument } from '../../openapi/document';
 import type { Route } from '../route';
+import { alertRoutes } from './alerts';
 import { jobRoutes } from './jobs';
 import { miscRoutes, openApiRoute } from './misc';
 import { runRoutes } from './runs';
@@ -10,6 +11,7 @@ let document: unknown;
 export const ROUTES: Route[] = [
   ...jobRoutes,
   ...runRoutes,
+  ...alertRoutes,
   ...miscRoutes,
   openApiRoute(() => {
     document ??= buildOpenApiDocument(ROUTES);

@@ -1,0 +1,39 @@
+// Alerts for the dashboard: channels (create, delete, send test), the tenant policy and
+// incidents, over the same services as the REST API.
+import { z } from 'zod';
+import { AlertChannelInput, AlertPolicyInput, IncidentsQuery } from '../../schemas/alerts';
+import {
+  createChannel,
+  deleteChannel,
+  getPolicy,
+  listChannels,
+  listIncidents,
+  putPolicy,
+  testChannel,
+} from '../../services/alerts';
+import { router, tenantProcedure } from '../init';
+
+const ById = z.strictObject({ id: z.string().min(1).max(100) });
+
+export const alertsRouter = router({
+  channels: tenantProcedure.query(({ ctx }) => listChannels(ctx.deps, ctx.actor)),
+  createChannel: tenantProcedure
+    .input(AlertChannelInput)
+    .mutation(({ ctx, input }) => createChannel(ctx.deps, ctx.actor, input)),
+  deleteChannel: tenantProcedure.input(ById).mutation(async ({ ctx, input }) => {
+    await deleteChannel(ctx.deps, ctx.actor, input.id);
+    return { id: input.id };
+  }),
+  testChannel: tenantProcedure.input(ById).mutation(({ ctx, input }) => testChannel(ctx.deps, ctx.actor, input.id)),
+  policy: tenantProcedure.query(({ ctx }) => getPolicy(ctx.deps, ctx.actor)),
+  putPolicy: tenantProcedure
+    .input(AlertPolicyInput)
+    .mutation(({ ctx, input }) => putPolicy(ctx.deps, ctx.actor, input)),
+  incidents: tenantProcedure
+    .input(
+      IncidentsQuery.pick({ status: true, jobId: true, cursor: true }).extend({
+        limit: z.int().min(1).max(100).optional(),
+      }),
+    )
+    .query(({ ctx, input }) => listIncidents(ctx.deps, ctx.actor, input)),
+});
