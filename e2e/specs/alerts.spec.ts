@@ -23,7 +23,7 @@ test('add an alert channel, send a test, set the policy, see incidents', async (
     await expect(page.getByText('token=abc')).toHaveCount(0);
     await row.getByRole('button', { name: 'Send test' }).click();
     await expect(row.getByText('Delivered')).toBeVisible();
-    const delivery = receiver.deliveries.find((d) => d.path === '/alerts?token=abc');
+    const delivery = receiver.deliveries.find((d) => d.path === '/hook/alerts?token=abc');
     expect(delivery?.headers['webhook-signature']).toMatch(/^v1,/);
     expect(JSON.parse(delivery?.body ?? '{}').type).toBe('belfry.alert.test');
 
