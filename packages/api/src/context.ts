@@ -1,5 +1,5 @@
 // What every domain service is given: explicit dependencies, no globals.
-import type { PrismaClient, QueueClient } from '@belfry/db';
+import type { PrismaClient, PullWakeups, QueueClient } from '@belfry/db';
 import type pg from 'pg';
 
 export interface Logger {
@@ -24,6 +24,8 @@ export interface ServiceDeps {
   partitions: number;
   /** pg-boss, for enqueueing manual and replayed runs in the same transaction as their row */
   queue: QueueClient;
+  /** wakes long-polling pull-queue claims (LISTEN); without it they poll every second */
+  pullWakeups?: PullWakeups;
 }
 
 /** Who is acting, for authorisation and the audit log. */

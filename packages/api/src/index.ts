@@ -15,6 +15,8 @@ export * from './services/runs';
 export * from './services/dead-letter';
 export * from './services/schedule-preview';
 export * from './services/api-keys';
+export * from './services/pull-queues';
+export * from './schemas/pull';
 export * from './schemas/common';
 export * from './schemas/job-input';
 export * from './schemas/queries';

@@ -46,7 +46,9 @@ describe('buildJobBody from flags', () => {
   });
 
   it('names every missing required flag', () => {
-    expect(() => buildJobBody(undefined, {})).toThrow(/needs --name, a schedule \(--cron, --every or --at\) and --url/);
+    expect(() => buildJobBody(undefined, {})).toThrow(
+      /needs --name, a schedule \(--cron, --every or --at\) and --url or --queue/,
+    );
     expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *' })).toThrow(/needs --url/);
     expect(() => buildJobBody(undefined, {})).toThrow(UsageError);
   });
@@ -104,5 +106,17 @@ describe('flag values', () => {
   it('parses JSON with the parser complaint', () => {
     expect(parseJson('{"a":[1]}', '--payload')).toEqual({ a: [1] });
     expect(() => parseJson('{a:1}', '--payload')).toThrow(/--payload is not valid JSON/);
+  });
+});
+
+describe('jobs create --queue', () => {
+  it('makes a pull target, and refuses webhook flags beside it', () => {
+    expect(buildJobBody(undefined, { name: 'n', cron: '0 * * * *', queue: 'reports' }).target).toEqual({
+      type: 'pull',
+      queue: 'reports',
+    });
+    expect(() => buildJobBody(undefined, { name: 'n', cron: '0 * * * *', queue: 'q', url: 'https://e.com' })).toThrow(
+      /--queue .* cannot be combined with --url/,
+    );
   });
 });

@@ -9,8 +9,10 @@ import { CliError, UsageError, type FieldHints } from './errors';
  * The body `jobs create` sends: a JobCreate as far as flags and file go. A file may leave
  * fields out or add unknown ones; the server's validation is what reports them.
  */
+type HttpTargetInput = Extract<TargetInput, { type?: 'http' }>;
+
 export type JobCreateBody = Partial<Omit<JobCreate, 'target'>> & {
-  target?: Partial<TargetInput>;
+  target?: Partial<HttpTargetInput> | Partial<TargetInput>;
   [field: string]: unknown;
 };
 
@@ -23,6 +25,8 @@ export interface JobCreateFlags {
   /** UTC ISO instant, parsed from --at */
   at?: string;
   url?: string;
+  /** a pull target's queue, instead of --url */
+  queue?: string;
   method?: string;
   header?: Record<string, string>;
   /** parsed --payload or --payload-file content */
@@ -44,6 +48,7 @@ export const JOB_FIELD_HINTS: FieldHints = {
   'target.url': '--url',
   'target.method': '--method',
   'target.headers': '--header',
+  'target.queue': '--queue',
   payload: '--payload',
   'retry.maxAttempts': '--max-attempts',
   timeoutSeconds: '--timeout',
@@ -83,15 +88,21 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
   if (flags.every !== undefined) body.schedule = { type: 'interval', everySeconds: flags.every };
   if (flags.at !== undefined) body.schedule = { type: 'once', runAt: flags.at };
 
-  if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined) {
-    const current: Partial<TargetInput> = isObject(body.target) ? body.target : {};
+  if (flags.queue !== undefined) {
+    if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined)
+      throw new UsageError('--queue (a pull target) cannot be combined with --url, --method or --header');
+    body.target = { type: 'pull', queue: flags.queue };
+  } else if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined) {
+    // A file's target is kept as the base of a webhook target (unless it is another kind).
+    const fromFile = isObject(body.target) && (body.target.type ?? 'http') === 'http' ? body.target : {};
+    const current = fromFile as Partial<HttpTargetInput>;
     const currentHeaders = isObject(current.headers) ? current.headers : {};
     body.target = {
       type: 'http',
       ...current,
       ...(flags.url !== undefined ? { url: flags.url } : {}),
       // any method the user typed; the server names the ones it accepts
-      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() as TargetInput['method'] } : {}),
+      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() as HttpTargetInput['method'] } : {}),
       ...(flags.header !== undefined ? { headers: { ...currentHeaders, ...flags.header } } : {}),
     };
   }
@@ -108,7 +119,7 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
     const missing = [
       body.name === undefined ? '--name' : null,
       body.schedule === undefined ? 'a schedule (--cron, --every or --at)' : null,
-      body.target === undefined ? '--url' : null,
+      body.target === undefined ? '--url or --queue' : null,
     ].filter((m): m is string => m !== null);
     if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
   }

@@ -47,6 +47,17 @@ async function main(): Promise<number> {
     },
     now: () => new Date(),
     version: version(),
+    onInterrupt(handler) {
+      const listeners = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+        const listener = () => handler(signal);
+        process.on(signal, listener);
+        return [signal, listener] as const;
+      });
+      return () => {
+        for (const [signal, listener] of listeners) process.off(signal, listener);
+      };
+    },
+    processEnv: process.env,
   };
   return run(process.argv.slice(2), ctx);
 }

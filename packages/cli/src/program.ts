@@ -5,18 +5,28 @@ import { adminCommand } from './commands/admin';
 import { authCommands } from './commands/auth';
 import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
+import { workerCommand } from './commands/worker';
 import type { Context } from './context';
 import { renderError } from './errors';
 
 export function createProgram(ctx: Context): Command {
   const program = new Command('belfry')
-    .description('Belfry: manage scheduled jobs, runs and the dead letter from the command line')
+    .description(
+      'Belfry: manage scheduled jobs, runs and the dead letter from the command line, and run pull-queue workers',
+    )
     .version(ctx.version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
     // Throw instead of exiting, so `run` decides the code: 2 for every usage error.
     .exitOverride();
-  const groups = [...authCommands(ctx), jobsCommand(ctx), runsCommand(ctx), dlqCommand(ctx), adminCommand(ctx)];
+  const groups = [
+    ...authCommands(ctx),
+    jobsCommand(ctx),
+    runsCommand(ctx),
+    dlqCommand(ctx),
+    workerCommand(ctx),
+    adminCommand(ctx),
+  ];
   for (const group of groups) program.addCommand(inherit(group, program));
   return program;
 }

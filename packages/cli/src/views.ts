@@ -43,13 +43,18 @@ export function jobsTable(jobs: Job[], now: Date): string {
       j.status,
       describeSchedule(j.schedule),
       formatRelative(j.nextRunAt, now),
-      `${j.target.method} ${j.target.url}`,
+      describeTarget(j.target),
     ]),
   );
 }
 
+/** `POST https://...` for a webhook, `pull queue reports` for a pull target. */
+export function describeTarget(target: Job['target']): string {
+  return target.type === 'pull' ? `pull queue ${target.queue}` : `${target.method} ${target.url}`;
+}
+
 export function jobDetail(job: Job, now: Date): string {
-  const headers = Object.entries(job.target.headers ?? {});
+  const headers = Object.entries(('headers' in job.target && job.target.headers) || {});
   const { retry } = job;
   return keyValues([
     ['id', job.id],
@@ -57,7 +62,7 @@ export function jobDetail(job: Job, now: Date): string {
     ['status', job.status],
     ['schedule', describeSchedule(job.schedule)],
     ['next run', formatInstant(job.nextRunAt, now)],
-    ['target', `${job.target.method} ${job.target.url}`],
+    ['target', describeTarget(job.target)],
     ['headers', headers.length ? headers.map(([k, v]) => `${k}: ${v}`).join(', ') : '-'],
     ['payload', job.payload === null || job.payload === undefined ? '-' : truncate(JSON.stringify(job.payload), 200)],
     [

@@ -33,6 +33,12 @@ export type ReplayResult = Schemas['ReplayResult'];
 export type SchedulePreview = Schemas['SchedulePreview'];
 export type SigningSecret = Schemas['SigningSecret'];
 export type FieldError = Schemas['FieldError'];
+/** Pull queues: what a worker sends to claim runs, and each run it gets with its lease. */
+export type ClaimRequest = operations['claimRuns']['requestBody']['content']['application/json'];
+export type ClaimedRun = Schemas['ClaimedRun'];
+export type HeartbeatRequest = Schemas['HeartbeatRequest'];
+export type CompleteRequest = operations['completeRun']['requestBody']['content']['application/json'];
+export type PullQueue = Schemas['PullQueue'];
 
 /**
  * RFC 9457 problem details as the API sends them. Only `detail` is certain: when a proxy or

@@ -24,3 +24,5 @@ export * from './sql/select-expired-runs';
 export * from './sql/fail-expired-runs';
 export * from './sql/complete-finished-jobs';
 export * from './sql/cancel-claimed-ahead';
+export * from './sql/claim-pull-runs';
+export * from './sql/pull-leases';

@@ -1,6 +1,8 @@
 // THE list of target kinds this build accepts: one line per kind. Its schema half (the API's
 // target union, routing) is assembled from here; the engine's handler factories (registry.ts)
-// must then name the same kinds, which the compiler checks.
+// must then name the same kinds (all but the pull lane's, which the engine never executes),
+// which the compiler checks.
 import { httpKind } from './http/schema';
+import { pullKind } from './pull/schema';
 
-export const KINDS = [httpKind] as const;
+export const KINDS = [httpKind, pullKind] as const;

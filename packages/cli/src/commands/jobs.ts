@@ -82,9 +82,15 @@ export function jobsCommand(ctx: Context): Command {
         .argParser(parseWith((v) => parseAt(v, ctx.now())))
         .conflicts(['cron', 'every']),
     )
-    .option('--url <url>', 'webhook target URL (http or https)')
+    .addOption(new Option('--url <url>', 'webhook target URL (http or https)').conflicts('queue'))
     .option('--method <method>', 'HTTP method (default POST)')
     .option('--header <name:value>', 'request header; repeat for more', parseWith(parseHeader))
+    .addOption(
+      new Option(
+        '--queue <name>',
+        'pull queue instead of a webhook: your workers claim the runs (belfry worker)',
+      ).conflicts(['url', 'method', 'header']),
+    )
     .addOption(
       new Option('--payload <json>', 'JSON body sent to the target')
         .argParser(parseWith((v) => parseJson(v, '--payload')))

@@ -10,6 +10,7 @@ import { Icon, type IconName } from './icons';
 const NAV: Array<{ href: string; label: string; icon: IconName; section?: string }> = [
   { href: '/jobs', label: 'Jobs', icon: 'jobs' },
   { href: '/dead-letter', label: 'Dead letter', icon: 'dead' },
+  { href: '/queues', label: 'Queues', icon: 'queues' },
   { href: '/cluster', label: 'Cluster', icon: 'cluster' },
   { href: '/api-keys', label: 'API keys', icon: 'key', section: 'Settings' },
   { href: '/signing-secret', label: 'Signing secret', icon: 'secret' },

@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '../../openapi/document';
 import type { Route } from '../route';
 import { jobRoutes } from './jobs';
 import { miscRoutes, openApiRoute } from './misc';
+import { queueRoutes } from './queues';
 import { runRoutes } from './runs';
 
 let document: unknown;
@@ -10,6 +11,7 @@ let document: unknown;
 export const ROUTES: Route[] = [
   ...jobRoutes,
   ...runRoutes,
+  ...queueRoutes,
   ...miscRoutes,
   openApiRoute(() => {
     document ??= buildOpenApiDocument(ROUTES);

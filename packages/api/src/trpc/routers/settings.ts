@@ -11,6 +11,7 @@ import {
   removeMember,
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { listPullQueues } from '../../services/pull-queues';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
 
@@ -48,4 +49,8 @@ export const membersRouter = router({
 
 export const clusterRouter = router({
   overview: tenantProcedure.query(({ ctx }) => clusterOverview(ctx.deps, ctx.actor)),
+});
+
+export const queuesRouter = router({
+  list: tenantProcedure.query(({ ctx }) => listPullQueues(ctx.deps, ctx.actor)),
 });

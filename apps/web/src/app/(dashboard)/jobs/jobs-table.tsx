@@ -42,9 +42,15 @@ export function JobsTable({ data, now }: { data: JobRow[]; now: number }) {
                     <JobStatusBadge status={job.status} />
                   </span>
                 ) : null}
-                <div className="truncate text-xs text-slate-500" title={job.target.url}>
-                  <span className="font-mono">{job.target.method}</span> {job.target.url}
-                </div>
+                {job.target.type === 'pull' ? (
+                  <div className="truncate text-xs text-slate-500" title={`pull queue ${job.target.queue}`}>
+                    pull queue <span className="font-mono">{job.target.queue}</span>
+                  </div>
+                ) : (
+                  <div className="truncate text-xs text-slate-500" title={job.target.url}>
+                    <span className="font-mono">{job.target.method}</span> {job.target.url}
+                  </div>
+                )}
               </Td>
               <Td className="max-w-[15rem]">
                 <div className="truncate" title={scheduleInWords(job.schedule)}>

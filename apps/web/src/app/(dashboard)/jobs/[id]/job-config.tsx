@@ -1,5 +1,6 @@
 // A job's configuration as three cards: when it runs, what it calls, and how it is delivered.
 import type { Outputs } from '../../../_lib/trpc';
+import Link from 'next/link';
 import { Card, DefinitionList } from '@/components/card';
 import { scheduleInWords, scheduleRaw, scheduleZone } from '../../../_lib/schedule';
 import { formatInZone, formatLocal, relative, viewerZone } from '../../../_lib/time';
@@ -53,13 +54,38 @@ function scheduleRows(job: Job, now: number): Row[] {
   ];
 }
 
+function payloadRow(job: Job): Row {
+  return [
+    'Payload',
+    job.payload === null ? (
+      <Muted key="v">None</Muted>
+    ) : (
+      <pre key="v" className="max-h-40 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">
+        {JSON.stringify(job.payload, null, 2)}
+      </pre>
+    ),
+  ];
+}
+
 function targetRows(job: Job): Row[] {
-  const headers = Object.entries(job.target.headers);
+  const target = job.target;
+  if (target.type === 'pull') {
+    return [
+      [
+        'Pull queue',
+        <Link key="v" href="/queues" className="font-mono text-xs text-indigo-600 hover:underline">
+          {target.queue}
+        </Link>,
+      ],
+      payloadRow(job),
+    ];
+  }
+  const headers = Object.entries(target.headers);
   return [
     [
       'Request',
       <span key="v" className="font-mono text-xs break-all">
-        <strong>{job.target.method}</strong> {job.target.url}
+        <strong>{target.method}</strong> {target.url}
       </span>,
     ],
     [
@@ -76,16 +102,7 @@ function targetRows(job: Job): Row[] {
         <Muted key="v">None</Muted>
       ),
     ],
-    [
-      'Payload',
-      job.payload === null ? (
-        <Muted key="v">None</Muted>
-      ) : (
-        <pre key="v" className="max-h-40 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">
-          {JSON.stringify(job.payload, null, 2)}
-        </pre>
-      ),
-    ],
+    payloadRow(job),
   ];
 }
 

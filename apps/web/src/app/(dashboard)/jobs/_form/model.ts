@@ -7,7 +7,10 @@ export type ScheduleKind = Schedule['type'];
 export type IntervalUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 export const UNIT_SECONDS: Record<IntervalUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
 /** The API's methods, POST first (the form's default). */
-export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const satisfies readonly Target['method'][];
+export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const satisfies readonly Extract<
+  Target,
+  { type: 'http' }
+>['method'][];
 export type Method = (typeof METHODS)[number];
 
 export interface HeaderRow {

@@ -35,7 +35,14 @@ export function EditJob({ id }: { id: string }) {
         title={`Edit ${job.data.name}`}
         description="Changing the schedule restarts it from now; other changes apply to the next run."
       />
-      <JobForm job={job.data} />
+      {job.data.target.type === 'http' ? (
+        <JobForm job={{ ...job.data, target: job.data.target }} />
+      ) : (
+        // The form edits HTTP targets; other kinds change through the API or CLI (PATCH /jobs/{id}).
+        <p role="note" className="m-4 rounded-md border border-slate-200 bg-slate-50 px-4 py-3 text-sm text-slate-700">
+          This job's target is a {job.data.target.type} target; change it with the API or the CLI.
+        </p>
+      )}
     </>
   );
 }
