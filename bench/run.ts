@@ -16,6 +16,7 @@ import { lagHistogram, lagOverTime } from './lib/svg';
 import { runHerd, type HerdResult } from './scenarios/herd';
 import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
+import { runPull, type PullResult } from './scenarios/pull';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
 import { PEER_NAMES } from './peers/index';
@@ -134,6 +135,13 @@ async function main() {
     results.fairnessHang = fairnessSummary(fairHang);
   }
 
+  let pull: PullResult | undefined;
+  if (want('pull')) {
+    log(`pull: ${P.pull} due runs of pull targets, 4 tenants × 2 workers claiming 100 at a time over REST`);
+    pull = await runPull({ count: P.pull, tenants: 4, workersPerTenant: 2, batch: 100 });
+    results.pull = pull;
+  }
+
   let peers: PeerResult[] = [];
   const peerNames = PEER_NAMES.filter(wantPeer);
   if (peerNames.length) {
@@ -236,6 +244,12 @@ async function main() {
     rows.push([name, 'small tenants start lag p99 (worst)', fmt(s.smallTenantsP99Max), '≤ 2000 ms']);
     rows.push([name, 'big tenant p50/p99', `${fmt(s.bigTenant?.p50)} / ${fmt(s.bigTenant?.p99)}`, '']);
     rows.push([name, 'duplicates / missing', `${f.duplicates} / ${f.missing}`, '0 / 0']);
+  }
+  if (pull) {
+    rows.push(['pull', 'runs completed / due', `${pull.completed} / ${pull.parameters.jobs}`, '']);
+    rows.push(['pull', 'completed through REST', `${pull.runsPerSecond ?? '-'} runs/s`, '≥ 1000 runs/s']);
+    rows.push(['pull', 'start lag (claimed − due) p50/p99', `${fmt(pull.lag.p50)} / ${fmt(pull.lag.p99)}`, '']);
+    rows.push(['pull', 'duplicates / missing', `${pull.duplicates} / ${pull.missing}`, '0 / 0']);
   }
   if (failover) {
     rows.push(['failover', 'occurrences delivered / expected', `${failover.delivered} / ${failover.expected}`, '']);

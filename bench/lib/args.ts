@@ -12,6 +12,8 @@ export interface BenchArgs {
     fairBig: number;
     fairSmall: number;
     fairHang: number;
+    /** pull scenario: due runs completed through the REST API */
+    pull: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -59,6 +61,7 @@ export function parseArgs(args: string[]): BenchArgs {
       herd: numberArg('herd', base.herd),
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
+      pull: numberArg('pull', 20_000),
     },
     peerWorkloads,
     peerSettings,

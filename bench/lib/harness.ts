@@ -154,7 +154,16 @@ export async function insertTenants(pool: pg.Pool, ids: string[], maxConcurrency
  */
 export async function insertOneOffJobs(
   pool: pg.Pool,
-  options: { count: number; tenants: string[]; runAt: Date; url: string; prefix: string; partitions: number },
+  options: {
+    count: number;
+    tenants: string[];
+    runAt: Date;
+    url: string;
+    prefix: string;
+    partitions: number;
+    /** the jobs' target; default an http POST to `url` */
+    target?: Record<string, unknown>;
+  },
 ): Promise<void> {
   const { newId, partitionOf } = await import('@belfry/core');
   const batch = 5_000;
@@ -183,8 +192,38 @@ export async function insertOneOffJobs(
         parts,
         options.prefix,
         options.runAt,
-        JSON.stringify({ type: 'http', url: options.url, method: 'POST', headers: {} }),
+        JSON.stringify(options.target ?? { type: 'http', url: options.url, method: 'POST', headers: {} }),
       ],
     );
   }
+}
+
+export const BENCH_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+export interface RestServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The REST API in a process of its own (bench/lib/rest-process.ts), as the web app serves it. */
+export async function startRestServer(databaseUrl: string): Promise<RestServer> {
+  const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'bench/lib/rest-process.ts')], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, BELFRY_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
+    child.once('exit', (code) => reject(new Error(`the REST server exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
 }
