@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only=herd,steady,peers,...]`: Belfry's benchmark suite. Prints a
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
-// development runs: --herd=N, --steady-rate=N, --steady-seconds=N; for the peers (bench/peers):
+// development runs: --herd=N, --steady-rate=N, --steady-seconds=N, --create=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results).
 import { execFileSync } from 'node:child_process';
@@ -15,6 +15,7 @@ import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
 import { runHerd, type HerdResult } from './scenarios/herd';
 import { runFailover, type FailoverResult } from './scenarios/failover';
+import { runCreate, type CreateResult } from './scenarios/create';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
 import { runPull, type PullResult } from './scenarios/pull';
 import { runScale, type ScaleResult } from './scenarios/scale';
@@ -102,6 +103,12 @@ async function main() {
       latencyRatioP99:
         small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
     };
+  }
+  let create: CreateResult | undefined;
+  if (want('create')) {
+    log(`create: ${P.create} jobs through POST /api/v1/jobs/batch, 1,000 per request, 2 in flight`);
+    create = await runCreate({ count: P.create, batch: 1_000, concurrency: 2 });
+    results.create = create;
   }
   let failover: FailoverResult | undefined;
   if (want('failover')) {
@@ -250,6 +257,22 @@ async function main() {
     rows.push(['pull', 'completed through REST', `${pull.runsPerSecond ?? '-'} runs/s`, '≥ 1000 runs/s']);
     rows.push(['pull', 'start lag (claimed − due) p50/p99', `${fmt(pull.lag.p50)} / ${fmt(pull.lag.p99)}`, '']);
     rows.push(['pull', 'duplicates / missing', `${pull.duplicates} / ${pull.missing}`, '0 / 0']);
+  }
+  if (create) {
+    rows.push(['create', 'jobs created / stored', `${create.created} / ${create.stored.jobs}`, '']);
+    rows.push(['create', 'through POST /jobs/batch', `${create.jobsPerSecond} jobs/s`, '≥ 5000 jobs/s']);
+    rows.push([
+      'create',
+      'request (1,000 jobs) p50/p99',
+      `${fmt(create.requestMs.p50)} / ${fmt(create.requestMs.p99)}`,
+      '',
+    ]);
+    rows.push([
+      'create',
+      'CPU per 1,000 jobs: API / PostgreSQL',
+      `${fmt(create.cpuMsPer1000.api)} / ${fmt(create.cpuMsPer1000.postgres)}`,
+      '',
+    ]);
   }
   if (failover) {
     rows.push(['failover', 'occurrences delivered / expected', `${failover.delivered} / ${failover.expected}`, '']);

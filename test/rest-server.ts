@@ -1,7 +1,7 @@
 // A real Belfry API for the CLI's and the client's end-to-end tests: the REST handler from @belfry/api on a
 // node:http server on 127.0.0.1, over a cloned test database with real Prisma and pg-boss.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient, PullWakeups } from '@belfry/db';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -61,7 +61,7 @@ export async function startTestServer(): Promise<TestServer> {
     queue,
     clock: { now: () => new Date() },
     log: silent,
-    encryptionKey: deriveEncryptionKey(ENCRYPTION_KEY_MATERIAL),
+    keyring: Keyring.from(ENCRYPTION_KEY_MATERIAL),
     partitions: db.partitions,
     pullWakeups,
   };

@@ -14,6 +14,8 @@ export interface BenchArgs {
     fairHang: number;
     /** pull scenario: due runs completed through the REST API */
     pull: number;
+    /** jobs the create scenario sends through POST /api/v1/jobs/batch */
+    create: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -43,7 +45,15 @@ export function parseArgs(args: string[]): BenchArgs {
     throw new Error(`--peer-settings is not JSON: ${(err as Error).message}`);
   }
   const base = quick
-    ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
+    ? {
+        herd: 20_000,
+        steadySeconds: 60,
+        scale: [100_000, 1_000_000],
+        fairBig: 10_000,
+        fairSmall: 100,
+        fairHang: 500,
+        create: 20_000,
+      }
     : {
         herd: 100_000,
         steadySeconds: 300,
@@ -51,6 +61,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairBig: 50_000,
         fairSmall: 100,
         fairHang: 500,
+        create: 100_000,
       };
   return {
     quick,
@@ -62,6 +73,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       pull: numberArg('pull', 20_000),
+      create: numberArg('create', base.create),
     },
     peerWorkloads,
     peerSettings,

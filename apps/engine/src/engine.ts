@@ -1,7 +1,7 @@
 // Composition root of an engine node: builds the loops its roles need and owns the order in
 // which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
 // worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
-import { deriveEncryptionKey, type WorkerLane } from '@belfry/core';
+import { Keyring, type WorkerLane } from '@belfry/core';
 import {
   createPool,
   createQueueClient,
@@ -124,7 +124,7 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     // lane joins where a Docker Engine answers, with slots of its own (issue 13).
     const lanes: WorkerLane[] = ['push'];
     const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets, lanes }));
-    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
+    const keyring = Keyring.from(localSecret('encryption-key', env.encryptionKeyMaterial), env.decryptionKeyMaterials);
     // LISTEN needs a session of its own: the direct URL.
     const wakeups = new Wakeups(pool, clock, { url: target.directUrl, discoveryMs: 2_000, lanes }, log);
     const limits = new TenantLimits(pool, env.tenantConcurrency);
@@ -133,7 +133,7 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       pool,
       boss,
       handlers,
-      secrets: new SigningSecrets(pool, encryptionKey),
+      secrets: new SigningSecrets(pool, keyring),
       limits,
       wakeups,
       clock,

@@ -44,6 +44,7 @@ async function fetchDocument() {
 
 const CONTRACT: Record<string, string[]> = {
   '/api/v1/jobs': ['post', 'get'],
+  '/api/v1/jobs/batch': ['post'],
   '/api/v1/jobs/{id}': ['get', 'patch', 'delete'],
   '/api/v1/jobs/{id}/pause': ['post'],
   '/api/v1/jobs/{id}/resume': ['post'],

@@ -88,6 +88,16 @@ export class BelfryClient {
     return dataOf(this.api.POST('/api/v1/jobs', { body, params: { header } }));
   }
 
+  /**
+   * Creates up to 1,000 jobs in one request, all or none (a 400 names each bad item as
+   * `jobs.<index>.<field>`). Answers the jobs in the order given.
+   */
+  async createJobs(jobs: JobCreate[], options: { idempotencyKey?: string } = {}): Promise<Job[]> {
+    const header = options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {};
+    const batch = await dataOf(this.api.POST('/api/v1/jobs/batch', { body: { jobs }, params: { header } }));
+    return batch.data;
+  }
+
   getJob(id: string): Promise<Job> {
     return dataOf(this.api.GET('/api/v1/jobs/{id}', { params: { path: { id } } }));
   }

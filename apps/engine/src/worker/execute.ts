@@ -67,8 +67,15 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
   if (!started) return notRun('connection', 'not started: stopped before it was due');
   const handler = deps.handlers.get(run.target.type);
   if (!handler) return notRun('invalid', `no handler for target type '${run.target.type}'`);
+  let target: ClaimedRun['target'];
   try {
-    return await handler.execute(run.target, run.payload, {
+    target = deps.secrets.revealTarget(run);
+  } catch (err) {
+    // A key missing from the keyring (or a row moved between tenants): nothing is sent.
+    return notRun('invalid', `the target's secrets cannot be opened: ${(err as Error).message}`);
+  }
+  try {
+    return await handler.execute(target, run.payload, {
       runId: run.id,
       jobId: run.job_id,
       tenantId: run.tenant_id,

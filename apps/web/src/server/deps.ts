@@ -3,7 +3,7 @@
 // client that only enqueues (engine nodes supervise), the key that seals stored secrets,
 // and the partition count fixed when the database was first migrated.
 import { type ServiceDeps, systemClock } from '@belfry/api';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, PullWakeups, resolveDatabase } from '@belfry/db';
 import { webEnv } from './env';
 import { log } from './log';
@@ -34,14 +34,17 @@ async function buildDeps(): Promise<ServiceDeps> {
       max: 5,
       onError: (err) => log.error({ err }, 'queue client error'),
     });
-    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY));
+    const keyring = Keyring.from(
+      localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),
+      parseKeyList(env.BELFRY_DECRYPTION_KEYS),
+    );
     // Long-polling pull-queue claims wake on NOTIFY; LISTEN needs a session: the direct URL.
     const pullWakeups = new PullWakeups({
       url: target.directUrl,
       onError: (err) => log.warn({ err }, 'pull-queue wake listener error'),
     });
     await pullWakeups.start().catch((err: unknown) => log.warn({ err }, 'pull-queue wake listener not started'));
-    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions, pullWakeups };
+    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, pullWakeups };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

@@ -67,7 +67,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
     security: route.scope ? [{ apiKey: [route.scope] }] : [],
     ...(Object.keys(requestParams).length ? { requestParams } : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
-    ...(route.operationId === 'createJob'
+    ...(route.operationId === 'createJob' || route.operationId === 'createJobs'
       ? {
           parameters: [
             z
@@ -76,7 +76,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
               .optional()
               .meta({
                 param: { name: 'Idempotency-Key', in: 'header' },
-                description: 'Same key + same body within 24 h = same job',
+                description: 'Same key + same body within 24 h = same job (jobs, for a batch)',
               }),
           ],
         }

@@ -8,8 +8,8 @@ import { AppError, isExpectedError } from '../errors';
 import { parseInput } from '../schemas/validate';
 import { EmptyBody } from '../schemas/common';
 import { hasScope } from '../security/scopes';
-import { authenticateApiKey } from '../services/api-keys';
-import type { RateLimitDecision } from '../services/rate-limit';
+import { type Authenticated, authenticateApiKey } from '../services/api-keys';
+import { type RateLimitDecision, takeToken } from '../services/rate-limit';
 import { bearerToken, queryObject, readJsonBody } from './request';
 import { problem } from './response';
 import type { Method, Route } from './route';
@@ -103,15 +103,15 @@ export function createRestHandler(
           log = deps.log;
           return deps;
         } catch (err) {
-          throw new AppError(
-            'unavailable',
-            `the service is starting or its database is unreachable: ${(err as Error).message}`,
-          );
+          // The cause (host names, users, driver messages) is for the log, not for callers.
+          log.error({ err, method: request.method, path: url.pathname }, 'service dependencies unavailable');
+          throw new AppError('unavailable', 'the service is starting or its database is unreachable; retry shortly');
         }
       };
 
       let deps: ServiceDeps | null = null;
       let actor: Actor | null = null;
+      let bucket: Authenticated['bucket'] | undefined;
       if (route.scope) {
         deps = await loadDeps();
         const token = bearerToken(request);
@@ -120,19 +120,38 @@ export function createRestHandler(
         const authenticated = await authenticateApiKey(deps, token);
         actor = authenticated.actor;
         rate = authenticated.rateLimit;
+        bucket = authenticated.bucket;
         if (!hasScope(actor, route.scope))
           throw new AppError('forbidden', `this API key lacks the '${route.scope}' scope`);
       }
 
       const query = parseInput(route.query ?? EmptyBody, queryObject(url));
       // GET and DELETE bodies have no meaning here and are not read.
-      const raw = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(request);
+      const raw =
+        route.method === 'GET' || route.method === 'DELETE'
+          ? undefined
+          : await readJsonBody(request, route.maxBodyBytes);
       let body: unknown;
       if (route.body) {
         if (raw === undefined) throw AppError.invalid([{ path: '', message: 'a JSON request body is required' }]);
         body = parseInput(route.body, raw);
       } else if (raw !== undefined) {
         parseInput(EmptyBody, raw);
+      }
+
+      // A request that counts as several (a batch) takes the rest of its tokens now, all or none;
+      // never more than the bucket holds, so a large batch is slow, not impossible.
+      const cost = route.cost && deps && bucket ? Math.min(route.cost(body), bucket.limits.burst) : 1;
+      if (cost > 1 && deps && bucket) {
+        const extra = await takeToken(deps.pool, bucket.key, bucket.limits, cost - 1);
+        if (!extra.allowed) {
+          throw new AppError(
+            'rate_limited',
+            `this request counts as ${cost} requests against the rate limit of ${bucket.limits.perSecond} per second`,
+            { retryAfterSeconds: extra.retryAfterSeconds },
+          );
+        }
+        rate = extra;
       }
 
       const response = await route.invoke({ deps, actor, getDeps: loadDeps, request, params, query, body });

@@ -97,6 +97,19 @@ export const JobCreateInput = z
   .meta({ id: 'JobCreate' });
 export type JobCreateInput = z.output<typeof JobCreateInput>;
 
+export const MAX_BATCH_JOBS = 1_000;
+
+/** POST /jobs/batch: up to MAX_BATCH_JOBS jobs, created all together or not at all. */
+export const JobBatchInput = z
+  .strictObject({
+    jobs: z
+      .array(JobCreateInput)
+      .min(1, { error: 'must hold at least one job' })
+      .max(MAX_BATCH_JOBS, { error: `must hold at most ${MAX_BATCH_JOBS} jobs` }),
+  })
+  .meta({ id: 'JobBatchCreate' });
+export type JobBatchInput = z.output<typeof JobBatchInput>;
+
 /** PATCH: every field optional. `retry` merges into the current policy; the rest replace. */
 export const JobPatchInput = z
   .strictObject({

@@ -99,6 +99,7 @@ export const DeadLetterRun = Run.extend({
 export type DeadLetterRunView = z.output<typeof DeadLetterRun>;
 
 export const JobPage = pageOf(Job, 'JobPage');
+export const JobBatch = z.strictObject({ data: z.array(Job) }).meta({ id: 'JobBatch' });
 export const RunPage = pageOf(Run, 'RunPage');
 export const DeadLetterPage = pageOf(DeadLetterRun, 'DeadLetterPage');
 

@@ -3,6 +3,7 @@
 // job's version and writes the audit log. The engine's scheduler only ever sees a job with
 // an entry (active, due) or without one.
 import { isFinishedRunStatus } from '@belfry/core';
+import { revealTarget } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { type JobPatchInput, RetryInput, type ScheduleInput } from '../schemas/job-input';
@@ -14,6 +15,7 @@ import { auditSql } from './audit';
 import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
 import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
+import { storableTarget } from './target-secrets';
 import {
   cancelOpenRuns,
   deleteScheduleEntry,
@@ -77,12 +79,19 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
     const scheduleChanged = patch.schedule !== undefined && !sameSchedule(row, patch.schedule);
     const schedule = scheduleChanged && patch.schedule ? scheduleColumns(patch.schedule, now) : row;
     const payload = patch.payload === undefined ? row.payload : patch.payload;
+    // Sealed again on every change, which also seals a row written before sealing existed.
+    const target = storableTarget(
+      deps.keyring,
+      row.tenant_id,
+      patch.target ?? revealTarget(deps.keyring, row.tenant_id, row.target, row.target_secrets),
+      row,
+    );
     await db.query(
       `UPDATE jobs SET name = $3, schedule_type = $4, cron_expression = $5, timezone = $6, run_at = $7,
               every_seconds = $8, anchor_at = $9, target = $10::jsonb, payload = $11::jsonb,
               retry_max_attempts = $12, retry_initial_delay_seconds = $13, retry_max_delay_seconds = $14,
               timeout_seconds = $15, priority = $16, misfire_policy = $17, overlap_policy = $18,
-              version = version + 1, updated_at = $19
+              version = version + 1, updated_at = $19, target_secrets = $20
         WHERE id = $1 AND tenant_id = $2`,
       [
         row.id,
@@ -94,7 +103,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         schedule.run_at,
         schedule.every_seconds,
         schedule.anchor_at,
-        JSON.stringify(patch.target ?? row.target),
+        JSON.stringify(target.target),
         payload === null || payload === undefined ? null : JSON.stringify(payload),
         retry.maxAttempts,
         retry.initialDelaySeconds,
@@ -104,6 +113,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         patch.misfirePolicy ?? row.misfire_policy,
         patch.overlapPolicy ?? row.overlap_policy,
         now,
+        target.secrets,
       ],
     );
     if (scheduleChanged) {

@@ -14,7 +14,10 @@ export interface JobRow extends ScheduleColumns {
   id: string;
   tenant_id: string;
   name: string;
+  /** every write-only field masked as '***' (or, in rows written before sealing, in the clear) */
   target: StoredTarget;
+  /** the target's write-only fields, sealed (null: none, or a row written before sealing) */
+  target_secrets: Buffer | null;
   payload: unknown;
   retry_max_attempts: number;
   retry_initial_delay_seconds: number;
@@ -35,7 +38,7 @@ export interface JobRow extends ScheduleColumns {
 
 export const JOB_SELECT = `
   SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
-         j.anchor_at, j.target, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
+         j.anchor_at, j.target, j.target_secrets, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
          j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.status,
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at,
          CASE WHEN j.status = 'active' THEN LEAST(e.next_run_at, (

@@ -86,7 +86,7 @@ export async function claimFromPullQueue(
       return {
         run,
         payload: payload ?? null,
-        leaseToken: issueLeaseToken(deps.encryptionKey, {
+        leaseToken: issueLeaseToken(deps.keyring, {
           runId: r.id,
           scheduledTime: r.scheduled_time,
           attempt: r.attempt,
@@ -189,7 +189,7 @@ async function waitForWork(
 /** The lease a token proves for this run of this tenant: 404 for another tenant's run, 409 for a stale or foreign token. */
 async function leaseFor(deps: ServiceDeps, actor: Actor, runId: string, token: string) {
   const key = runKey(runId);
-  const lease = readLeaseToken(deps.encryptionKey, token);
+  const lease = readLeaseToken(deps.keyring, token);
   if (!key || !lease || lease.runId !== runId || lease.tenantId !== actor.tenantId) {
     if (!(await selectRun(deps.pool, actor.tenantId, runId))) throw AppError.notFound('Run');
     throw new AppError('conflict', 'this lease token does not hold the run');

@@ -35,11 +35,33 @@ export function adminCommand(ctx: Context): Command {
       );
     });
 
+  admin
+    .command('set-operator')
+    .description("let a dashboard user see the whole cluster (every workspace's queue, the nodes' hosts)")
+    .requiredOption('--email <email>', "the user's e-mail address")
+    .option('--off', 'take the operator view away again')
+    .option('--json', 'print { "userId", "email", "operator" } as JSON')
+    .action(async (flags: { email: string; off?: boolean; json?: boolean }) => {
+      const result = await withDatabase(ctx, (deps, api) => api.setOperator(deps, flags.email, !flags.off));
+      if (flags.json) {
+        ctx.io.out(`${json(result)}\n`);
+        return;
+      }
+      ctx.io.out(`${result.email} ${result.operator ? 'is now an operator' : 'is no longer an operator'}.\n`);
+    });
+
   return admin;
 }
 
-async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
-  const [{ deriveEncryptionKey }, db, api] = await Promise.all([
+type Api = typeof import('@belfry/api');
+type Deps = import('@belfry/api').ServiceDeps;
+
+/**
+ * Runs `fn` with the services on the database `npm start` uses (migrated first), and closes
+ * everything after. Domain errors are printed like the API's.
+ */
+async function withDatabase<T>(ctx: Context, fn: (deps: Deps, api: Api) => Promise<T>): Promise<T> {
+  const [{ Keyring }, db, api] = await Promise.all([
     import('@belfry/core'),
     import('@belfry/db'),
     import('@belfry/api'),
@@ -55,7 +77,7 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
       db.migrate(target.directUrl, { partitions: dbEnv.BELFRY_PARTITIONS }),
     );
     // Same key source as scripts/start.ts: BELFRY_ENCRYPTION_KEY, else the local secret file.
-    const encryptionKey = deriveEncryptionKey(db.localSecret('encryption-key', ctx.env.encryptionKey));
+    const keyring = Keyring.from(db.localSecret('encryption-key', ctx.env.encryptionKey), ctx.env.decryptionKeys);
     const prisma = db.createPrisma(target.url, { max: 2 });
     cleanup.push(() => prisma.$disconnect());
     const pool = db.createPool(target.url, { max: 2, name: 'belfry-cli' });
@@ -67,11 +89,9 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
       warn: (obj: object | string, msg?: string) => progress(`warning: ${msg ?? JSON.stringify(obj)}`),
       error: (obj: object | string, msg?: string) => progress(`error: ${msg ?? JSON.stringify(obj)}`),
     };
-    const deps = { prisma, pool, queue, clock: api.systemClock, log, encryptionKey, partitions };
+    const deps = { prisma, pool, queue, clock: api.systemClock, log, keyring, partitions };
     try {
-      const created = await api.createTenant(deps, { name });
-      if (!created.apiKey) throw new CliError('the tenant was created without an API key');
-      return { tenantId: created.tenantId, apiKey: created.apiKey };
+      return await fn(deps, api);
     } catch (err) {
       // Domain errors read like the API's, so they are printed the same way.
       if (err instanceof api.AppError) throw new ApiError(err.status, api.toProblem(err));
@@ -81,6 +101,14 @@ async function createTenantOnDatabase(ctx: Context, name: string): Promise<{ ten
     for (const close of cleanup.reverse()) await close().catch(() => {});
     await target.release().catch(() => {});
   }
+}
+
+function createTenantOnDatabase(ctx: Context, name: string): Promise<{ tenantId: string; apiKey: string }> {
+  return withDatabase(ctx, async (deps, api) => {
+    const created = await api.createTenant(deps, { name });
+    if (!created.apiKey) throw new CliError('the tenant was created without an API key');
+    return { tenantId: created.tenantId, apiKey: created.apiKey };
+  });
 }
 
 function wrap<T>(what: string, fn: () => T): T {

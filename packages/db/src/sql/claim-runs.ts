@@ -15,7 +15,10 @@ export interface ClaimedRun {
   trigger: RunTrigger;
   priority: Priority;
   next_attempt_at: Date | null;
+  /** write-only fields masked as '***'; the worker reveals them from target_secrets just before delivery */
   target: { type: string; [key: string]: unknown };
+  /** the target's write-only fields, sealed (null: none, or a job written before sealing) */
+  target_secrets?: Buffer | null;
   payload: unknown;
   timeout_seconds: number;
   retry_max_attempts: number;
@@ -95,7 +98,7 @@ export async function claimRuns(
        SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', GREATEST(now(), c.scheduled_time)
        FROM claimed c
      )
-     SELECT c.*, j.target, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
+     SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
      FROM claimed c JOIN jobs j ON j.id = c.job_id`,
     [workerId, leaseMs, ids, times],

@@ -63,11 +63,14 @@ export const miscRoutes = [
       503: PROBLEMS[503],
     },
     async handle({ getDeps }) {
+      // Public and unauthenticated: a failure says only that the database is unreachable.
+      // The driver's message (hosts, ports, user names) goes to the log.
+      const deps = await getDeps();
       try {
-        const deps = await getDeps();
         await deps.pool.query('SELECT 1');
       } catch (err) {
-        return problem(new AppError('unavailable', `database unreachable: ${(err as Error).message}`));
+        deps.log.error({ err }, 'health check: database unreachable');
+        return problem(new AppError('unavailable', 'the database is unreachable'));
       }
       return json(200, { status: 'ok' });
     },

@@ -36,8 +36,8 @@ export const membersRouter = router({
     .input(ChangeRoleInput)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.deps, ctx.actor, input)),
   remove: tenantProcedure.input(RemoveMemberInput).mutation(async ({ ctx, input }) => {
-    await removeMember(ctx.deps, ctx.actor, input.userId);
-    return { userId: input.userId };
+    const { revokedApiKeys } = await removeMember(ctx.deps, ctx.actor, input.userId);
+    return { userId: input.userId, revokedApiKeys };
   }),
   invite: tenantProcedure.input(InviteInput).mutation(({ ctx, input }) => createInvitation(ctx.deps, ctx.actor, input)),
   invitations: tenantProcedure.query(({ ctx }) => listInvitations(ctx.deps, ctx.actor)),
@@ -48,7 +48,9 @@ export const membersRouter = router({
 });
 
 export const clusterRouter = router({
-  overview: tenantProcedure.query(({ ctx }) => clusterOverview(ctx.deps, ctx.actor)),
+  overview: tenantProcedure.query(({ ctx }) =>
+    clusterOverview(ctx.deps, ctx.actor, { operator: ctx.session.user.operator }),
+  ),
 });
 
 export const queuesRouter = router({
