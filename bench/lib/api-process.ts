@@ -57,6 +57,8 @@ const server = createServer((req, res) => {
     .then((response) => send(res, response))
     .catch((err: unknown) => res.writeHead(500).end(String(err)));
 });
+// Longer than the clients' idle keep-alive, so a client never reuses a socket the server is closing.
+server.keepAliveTimeout = 65_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const address = server.address();
 const port = typeof address === 'object' && address ? address.port : 0;

@@ -29,6 +29,8 @@ export interface PullResult {
   completeRequests: number;
   /** completions refused because the lease had expired (those runs were claimed again) */
   lostLeases: number;
+  /** requests sent again after getting no answer */
+  networkRetries: number;
 }
 
 const QUEUE = 'bench';
@@ -73,14 +75,26 @@ export async function runPull(o: PullOptions): Promise<PullResult> {
     let claimRequests = 0;
     let completeRequests = 0;
     let lostLeases = 0;
+    let networkRetries = 0;
     let failure: unknown;
     const post = async (key: string, path: string, body: unknown) => {
-      const res = await fetch(`${rest.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: stopWorkers.signal,
-      });
+      let res: Response;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          res = await fetch(`${rest.url}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+            signal: stopWorkers.signal,
+          });
+          break;
+        } catch (err) {
+          // A worker retries a request that got no answer (the lease token keeps it safe).
+          if (stopWorkers.signal.aborted || attempt >= 3)
+            throw new Error(`${path}: ${String((err as Error).cause ?? err)}`);
+          networkRetries++;
+        }
+      }
       const json = (await res.json()) as Record<string, unknown>;
       if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
@@ -152,6 +166,7 @@ export async function runPull(o: PullOptions): Promise<PullResult> {
       claimRequests,
       completeRequests,
       lostLeases,
+      networkRetries,
     };
   } finally {
     stopWorkers.abort();
