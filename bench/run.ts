@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only=herd,steady,peers,...]`: Belfry's benchmark suite. Prints a
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
-// development runs: --herd=N, --steady-rate=N, --steady-seconds=N, --create=N; for the peers (bench/peers):
+// development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results).
 import { execFileSync } from 'node:child_process';
@@ -60,6 +60,23 @@ async function main() {
     writeFileSync(
       join(outDir, 'herd-lag-histogram.svg'),
       lagHistogram(`Herd of ${P.herd}: start-lag distribution`, lags),
+    );
+  }
+  let herdJitter: HerdResult | undefined;
+  if (want('herd-jitter')) {
+    log(`herd-jitter: ${P.herd} jobs with jitterSeconds ${P.herdJitter}, lag from each run's dueAt`);
+    herdJitter = await runHerd({
+      count: P.herd,
+      tenants: 20,
+      engines: 2,
+      label: 'herd-jitter',
+      jitterSeconds: P.herdJitter,
+    });
+    const { points, lags, ...rest } = herdJitter;
+    results.herdJitter = rest;
+    writeFileSync(
+      join(outDir, 'herd-jitter-lag-over-time.svg'),
+      lagOverTime(`Herd of ${P.herd}, jitter ${P.herdJitter} s: start lag (from dueAt) vs time since due`, points),
     );
   }
   if (want('steady')) {
@@ -208,6 +225,17 @@ async function main() {
     ]);
     rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
     rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
+  }
+  if (herdJitter) {
+    rows.push(['herd-jitter', 'jobs / jitterSeconds', `${herdJitter.parameters.jobs} / ${P.herdJitter}`, '']);
+    rows.push(['herd-jitter', 'all delivered (from nominal due)', fmt(herdJitter.deliveredAllMs), '']);
+    rows.push([
+      'herd-jitter',
+      'start lag from dueAt p50/p95/p99/max',
+      `${fmt(herdJitter.lag.p50)} / ${fmt(herdJitter.lag.p95)} / ${fmt(herdJitter.lag.p99)} / ${fmt(herdJitter.lag.max)}`,
+      'p99 ≤ 1000 ms',
+    ]);
+    rows.push(['herd-jitter', 'duplicates / missing', `${herdJitter.duplicates} / ${herdJitter.missing}`, '0 / 0']);
   }
   if (steady) {
     rows.push(['steady', 'delivered / expected', `${steady.delivered} / ${steady.expected}`, '']);

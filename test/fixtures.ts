@@ -50,6 +50,7 @@ export interface JobOptions {
   priority?: Priority;
   misfirePolicy?: MisfirePolicy;
   overlapPolicy?: OverlapPolicy;
+  jitterSeconds?: number;
   /** override the first next_run_at (e.g. in the past, to simulate an outage) */
   nextRunAt?: Date;
   partitions: number;
@@ -76,8 +77,9 @@ export async function insertJob(
   await pool.query(
     `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
-                       timeout_seconds, priority, misfire_policy, overlap_policy, partition, target_secrets)
-     VALUES ($1, $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+                       timeout_seconds, priority, misfire_policy, overlap_policy, partition, target_secrets,
+                       jitter_seconds)
+     VALUES ($1, $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
     [
       id,
       tenantId,
@@ -98,6 +100,7 @@ export async function insertJob(
       o.overlapPolicy ?? 'allow',
       partition,
       target.sealed,
+      o.jitterSeconds ?? 0,
     ],
   );
   const next = o.nextRunAt ?? (s.type === 'once' ? s.runAt : nextFireTime(s, now));

@@ -16,6 +16,8 @@ export interface BenchArgs {
     pull: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
+    /** jitterSeconds of the herd-jitter scenario's jobs */
+    herdJitter: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -74,6 +76,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadyRate: numberArg('steady-rate', 1000),
       pull: numberArg('pull', 20_000),
       create: numberArg('create', base.create),
+      herdJitter: numberArg('herd-jitter', 60),
     },
     peerWorkloads,
     peerSettings,

@@ -61,13 +61,18 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
   const pool = createPool(target.url, {
     max: ENGINE_POOL_MAX,
     name: `belfry-engine:${env.nodeId}`,
+    onError: (err) => log.debug({ err }, 'idle database connection lost'),
     transactionSettings: {
       idle_in_transaction_session_timeout: Math.min(10_000, env.partitionLeaseMs),
       lock_timeout: 10_000,
     },
   });
   // Retention's pass runs under a session advisory lock (one node at a time).
-  const direct = createPool(target.directUrl, { max: 1, name: `belfry-engine-direct:${env.nodeId}` });
+  const direct = createPool(target.directUrl, {
+    max: 1,
+    name: `belfry-engine-direct:${env.nodeId}`,
+    onError: (err) => log.debug({ err }, 'idle database connection lost'),
+  });
   const boss = await createQueueClient(target.url, {
     supervise: env.roles.includes('worker'),
     max: QUEUE_POOL_MAX,
@@ -151,7 +156,12 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     const reaper = new Reaper(
       pool,
       boss,
-      { intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)), batchSize: 500 },
+      {
+        intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)),
+        batchSize: 500,
+        recoveryGraceMs: env.runLeaseMs,
+        maxScanMs: Math.max(1_000, Math.floor(env.runLeaseMs / 3)),
+      },
       log,
       metrics,
     );

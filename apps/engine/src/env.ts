@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseKeyList } from '@belfry/core';
 import { readDbEnv } from '@belfry/db';
+import { LOG_LEVELS } from '@belfry/log';
 import { z } from 'zod';
 
 const roles = z
@@ -36,7 +37,7 @@ const schema = z.object({
     .optional(),
   BELFRY_ALLOW_PRIVATE_TARGETS: flag,
   BELFRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  BELFRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   BELFRY_ENCRYPTION_KEY: z.string().min(16).optional(),
   BELFRY_DECRYPTION_KEYS: z.string().optional(),
   BELFRY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1000),

@@ -32,3 +32,4 @@ export { MAX_BODY_BYTES, readCapped } from './rest/request';
 export { problem as problemResponse } from './rest/response';
 export * from './services/operators';
 export * from './security/client-address';
+export * from './services/limits';

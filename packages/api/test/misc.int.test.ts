@@ -1,4 +1,5 @@
 // Health, schedule preview, the signing secret and the audit log.
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '@belfry/db';
 import { nextFireTimes } from '@belfry/core';
@@ -50,6 +51,61 @@ describe('GET /api/v1/healthz', () => {
     expect(jobs.status).toBe(503);
     // The document does not need the database.
     expect((await failing(new Request('http://localhost/api/v1/openapi.json'))).status).toBe(200);
+  });
+
+  it('is a 503 problem, not a hang, when the database accepts connections but never answers', async () => {
+    // A network path gone dark: the connection is accepted, nothing ever comes back.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const dark = createPool(`postgres://belfry:x@127.0.0.1:${port}/none`, { max: 2 });
+    try {
+      const down = createRestHandler(async () => ({ ...h.deps, log: silentLog, pool: dark }), { log: silentLog });
+      for (let i = 0; i < 3; i++) {
+        const res = await down(new Request('http://localhost/api/v1/healthz'));
+        expect(res.status).toBe(503);
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+      await dark.end().catch(() => {});
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
+
+describe('request logs', () => {
+  it('one line per request with status and duration, and the tenant, job and run it was about', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const record = (level: string) => (obj: object | string, msg?: string) =>
+      lines.push({ level, ...(typeof obj === 'string' ? { msg: obj } : { ...obj, msg }) });
+    const log = { info: record('info'), warn: record('warn'), error: record('error') };
+    const handle = createRestHandler(async () => ({ ...h.deps, log }), { log });
+    const created = await api.post('/api/v1/jobs', jobBody({ name: 'logged' }));
+    const jobId = (created.body as { id: string }).id;
+    const res = await handle(
+      new Request(`http://localhost/api/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${t.key}` } }),
+    );
+    expect(res.status).toBe(200);
+    const missing = await handle(
+      new Request('http://localhost/api/v1/runs/run_00000000000000000000000000', {
+        headers: { authorization: `Bearer ${t.key}` },
+      }),
+    );
+    expect(missing.status).toBe(404);
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests[0]).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      path: `/api/v1/jobs/${jobId}`,
+      status: 200,
+      tenantId: t.tenantId,
+      jobId,
+    });
+    expect(typeof requests[0]?.durationMs).toBe('number');
+    expect(requests[1]).toMatchObject({ status: 404, tenantId: t.tenantId, runId: 'run_00000000000000000000000000' });
+    // Never the key itself.
+    expect(JSON.stringify(lines)).not.toContain(t.key);
   });
 });
 

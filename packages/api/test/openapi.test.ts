@@ -62,6 +62,7 @@ const CONTRACT: Record<string, string[]> = {
   '/api/v1/schedule/preview': ['get'],
   '/api/v1/signing-secret': ['get'],
   '/api/v1/signing-secret/rotate': ['post'],
+  '/api/v1/limits': ['get'],
   '/api/v1/healthz': ['get'],
   '/api/v1/openapi.json': ['get'],
 };

@@ -57,6 +57,7 @@ async function main(): Promise<number> {
         for (const [signal, listener] of listeners) process.off(signal, listener);
       };
     },
+    // biome-ignore lint/style/noProcessEnv: not configuration — the environment `belfry worker` hands on to the commands it starts
     processEnv: process.env,
   };
   return run(process.argv.slice(2), ctx);

@@ -8,6 +8,7 @@ import { dlqCommand, runsCommand } from './commands/runs';
 import { workerCommand } from './commands/worker';
 import type { Context } from './context';
 import { renderError } from './errors';
+import { limitsCommand } from './commands/limits';
 
 export function createProgram(ctx: Context): Command {
   const program = new Command('belfry')
@@ -25,6 +26,7 @@ export function createProgram(ctx: Context): Command {
     runsCommand(ctx),
     dlqCommand(ctx),
     workerCommand(ctx),
+    limitsCommand(ctx),
     adminCommand(ctx),
   ];
   for (const group of groups) program.addCommand(inherit(group, program));

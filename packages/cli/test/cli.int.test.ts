@@ -146,6 +146,8 @@ describe('with a stored login', () => {
       'skip',
       '--overlap',
       'skip',
+      '--jitter',
+      '1m30s',
     ]);
     expect(job).toMatchObject({
       name: 'nightly-report',
@@ -157,6 +159,7 @@ describe('with a stored login', () => {
       priority: 'high',
       misfirePolicy: 'skip',
       overlapPolicy: 'skip',
+      jitterSeconds: 90,
       status: 'active',
     });
     cronJobId = job.id;
@@ -333,6 +336,30 @@ describe('with a stored login', () => {
     const missing = await belfry(['admin', 'set-operator', '--email', 'nobody@example.com'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no user with e-mail nobody@example.com/);
+  });
+
+  it('admin set-limits changes the limits that belfry limits then shows', async () => {
+    const env = { env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL } };
+    const t = await server.createTenant('limited');
+    const set = await belfry(
+      ['admin', 'set-limits', '--tenant', t.tenantId, '--max-jobs', '7', '--max-runs-per-minute', '120', '--json'],
+      env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ tenantId: t.tenantId, maxJobs: 7, maxRunsPerMinute: 120 });
+    const shown = await belfry(['limits', '--json'], { env: { BELFRY_URL: server.url, BELFRY_TOKEN: t.apiKey } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ maxJobs: 7, maxRunsPerMinute: 120, usage: { jobs: 0 } });
+    const human = await belfry(['limits'], { env: { BELFRY_URL: server.url, BELFRY_TOKEN: t.apiKey } });
+    expect(human.stdout).toMatch(/jobs\s+0 of 7/);
+
+    const bad = await belfry(['admin', 'set-limits', '--tenant', t.tenantId, '--max-jobs', '-1'], env);
+    expect(bad.code).toBe(2);
+    const none = await belfry(['admin', 'set-limits', '--tenant', t.tenantId], env);
+    expect(none.code).toBe(2);
+    const unknown = await belfry(['admin', 'set-limits', '--tenant', 'ten_nope', '--max-jobs', '1'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Tenant not found/);
   });
 });
 

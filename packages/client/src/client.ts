@@ -15,6 +15,7 @@ import type {
   Job,
   JobCreate,
   JobPatch,
+  Limits,
   operations,
   HeartbeatRequest,
   Page,
@@ -196,6 +197,11 @@ export class BelfryClient {
   /** The previous secret keeps signing alongside the new one for 24 hours. */
   rotateSigningSecret(): Promise<SigningSecret> {
     return dataOf(this.api.POST('/api/v1/signing-secret/rotate'));
+  }
+
+  /** The tenant's limits and usage; a change past one answers 422 quota-exceeded (a BelfryApiError). */
+  getLimits(): Promise<Limits> {
+    return dataOf(this.api.GET('/api/v1/limits'));
   }
 
   health(): Promise<{ status: 'ok' }> {

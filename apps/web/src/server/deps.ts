@@ -25,14 +25,17 @@ async function readPartitions(pool: ServiceDeps['pool']): Promise<number> {
 async function buildDeps(): Promise<ServiceDeps> {
   const env = webEnv();
   const target = await resolveDatabase(env.db, (m) => log.info(m));
-  const pool = createPool(target.url, { max: 20, name: 'belfry-web' });
-  const prisma = createPrisma(target.url, { max: 10 });
+  // Errors of connections the pools hold idle (a restart, a terminated backend) are logged;
+  // the pools replace those connections on the next request.
+  const onError = (err: Error) => log.warn({ err: err.message }, 'database connection lost');
+  const pool = createPool(target.url, { max: 20, name: 'belfry-web', onError });
+  const prisma = createPrisma(target.url, { max: 10, onError });
   try {
     const partitions = await readPartitions(pool);
     const queue = await createQueueClient(target.url, {
       supervise: false,
       max: 5,
-      onError: (err) => log.error({ err }, 'queue client error'),
+      onError: (err) => log.warn({ err: err.message }, 'queue client error'),
     });
     const keyring = Keyring.from(
       localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),

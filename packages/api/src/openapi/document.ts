@@ -17,6 +17,7 @@ const TAGS = [
   { name: 'Pull queues', description: 'Your own workers claim the runs of `pull` targets' },
   { name: 'Schedules', description: 'Schedule maths' },
   { name: 'Signing secret', description: 'The secret that signs webhook deliveries' },
+  { name: 'Limits', description: 'What one tenant may take of what all tenants share' },
   { name: 'Meta', description: 'Health and this document' },
 ];
 

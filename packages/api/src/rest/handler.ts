@@ -83,9 +83,24 @@ export function createRestHandler(
   const routes = ROUTES.map(compile);
   const fallbackLog: Logger = options.log ?? console;
 
+  // One line per request, with the ids it was about, so a tenant's, a job's or a run's requests
+  // can be found in the log. Health checks that pass are not worth a line each.
   return async (request) => {
+    const started = Date.now();
+    const seen: Seen = { log: fallbackLog, ids: {} };
+    const response = await serve(request, seen);
+    const path = new URL(request.url).pathname;
+    if (!(path === '/api/v1/healthz' && response.status === 200)) {
+      seen.log.info(
+        { method: request.method, path, status: response.status, durationMs: Date.now() - started, ...seen.ids },
+        'request',
+      );
+    }
+    return response;
+  };
+
+  async function serve(request: Request, seen: Seen): Promise<Response> {
     const url = new URL(request.url);
-    let log = fallbackLog;
     let rate: RateLimitDecision | undefined;
     try {
       const match = matchRoute(routes, request.method.toUpperCase() as Method, url.pathname);
@@ -97,14 +112,16 @@ export function createRestHandler(
         });
       }
       const { route, params } = match;
+      if (params.id && route.path.startsWith('/api/v1/jobs/{id}')) seen.ids.jobId = params.id;
+      if (params.runId) seen.ids.runId = params.runId;
       const loadDeps = async () => {
         try {
           const deps = await getDeps();
-          log = deps.log;
+          seen.log = deps.log;
           return deps;
         } catch (err) {
           // The cause (host names, users, driver messages) is for the log, not for callers.
-          log.error({ err, method: request.method, path: url.pathname }, 'service dependencies unavailable');
+          seen.log.error({ err, method: request.method, path: url.pathname }, 'service dependencies unavailable');
           throw new AppError('unavailable', 'the service is starting or its database is unreachable; retry shortly');
         }
       };
@@ -119,6 +136,7 @@ export function createRestHandler(
           throw new AppError('unauthenticated', 'an API key is required (Authorization: Bearer bfy_...)');
         const authenticated = await authenticateApiKey(deps, token);
         actor = authenticated.actor;
+        seen.ids.tenantId = actor.tenantId;
         rate = authenticated.rateLimit;
         bucket = authenticated.bucket;
         if (!hasScope(actor, route.scope))
@@ -158,27 +176,40 @@ export function createRestHandler(
       for (const [name, value] of Object.entries(rateLimitHeaders(rate))) response.headers.set(name, value);
       return response;
     } catch (err) {
-      return failure(err, request, url, log, rate);
+      return failure(err, request, url, seen.log, { ...seen.ids }, rate);
     }
-  };
+  }
 }
 
-function failure(err: unknown, request: Request, url: URL, log: Logger, rate: RateLimitDecision | undefined): Response {
+/** What a request's log line says besides method, path and status. */
+interface Seen {
+  log: Logger;
+  ids: { tenantId?: string; jobId?: string; runId?: string };
+}
+
+function failure(
+  err: unknown,
+  request: Request,
+  url: URL,
+  log: Logger,
+  ids: Seen['ids'],
+  rate: RateLimitDecision | undefined,
+): Response {
   if (isExpectedError(err)) {
     log.warn(
-      { status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
+      { ...ids, status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
       'request refused',
     );
     return problem(err, rateLimitHeaders(rate));
   }
   if (err instanceof AppError) {
-    log.error({ err, method: request.method, path: url.pathname }, 'request failed');
+    log.error({ ...ids, err, method: request.method, path: url.pathname }, 'request failed');
     return problem(err);
   }
   if (isUnavailable(err)) {
-    log.error({ err, method: request.method, path: url.pathname }, 'database unavailable');
+    log.error({ ...ids, err, method: request.method, path: url.pathname }, 'database unavailable');
     return problem(new AppError('unavailable', 'the database is unreachable; retry shortly'));
   }
-  log.error({ err, method: request.method, path: url.pathname }, 'request failed');
+  log.error({ ...ids, err, method: request.method, path: url.pathname }, 'request failed');
   return problem(new AppError('internal', 'an unexpected error occurred'));
 }

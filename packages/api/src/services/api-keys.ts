@@ -10,6 +10,7 @@ import { parseInput } from '../schemas/validate';
 import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '../security/api-key-format';
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
+import { checkApiKeyQuota, prismaQueryable } from './limits';
 import { type BucketLimits, takeToken, type RateLimitDecision } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
@@ -62,6 +63,7 @@ export async function createApiKey(
   }
   const generated = generateApiKey();
   const created = await deps.prisma.$transaction(async (tx) => {
+    await checkApiKeyQuota(prismaQueryable(tx), actor.tenantId);
     const row = await tx.apiKey.create({
       data: {
         id: newId('key'),

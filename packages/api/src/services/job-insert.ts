@@ -2,11 +2,12 @@
 // through insertJobs, which writes every job, its schedule entry and its audit entry with one
 // multi-row statement per table (unnest over column arrays) inside the caller's transaction.
 // Checks that apply to every new job (tenant quotas, ...) belong here, once.
-import { newId, partitionOf } from '@belfry/core';
+import { newId, partitionOf, runsPerMinute } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
 import type { Queryable } from '../sql/tx';
 import { specOf } from './job-rows';
+import { checkJobQuota } from './limits';
 import { nextRunAt } from './schedule-entries';
 import { type StorableTarget, storableTarget } from './target-secrets';
 
@@ -32,6 +33,8 @@ export interface PreparedJob {
   next: Date | null;
   /** the target as stored: secrets masked, and sealed apart (write-only fields, CONTRACT.md §6) */
   target: StorableTarget;
+  /** scheduled occurrences per minute (core runsPerMinute), for the tenant's maxRunsPerMinute */
+  runsPerMinute: number;
 }
 
 /** `at` is where the input's target sits in the request, for errors about its secrets. */
@@ -51,6 +54,7 @@ export function prepareJob(
     schedule,
     next: nextRunAt(specOf(schedule), now),
     target: storableTarget(deps.keyring, tenantId, input.target, null, at),
+    runsPerMinute: runsPerMinute(specOf(schedule)),
   };
 }
 
@@ -68,6 +72,11 @@ export async function insertJobs(
   details: Record<string, unknown> = {},
 ): Promise<void> {
   if (!jobs.length) return;
+  // Limits (docs/limits.md): the whole batch counts, and only jobs created active add runs.
+  await checkJobQuota(db, actor.tenantId, {
+    jobs: jobs.length,
+    runsPerMinute: jobs.reduce((sum, j) => sum + (j.next ? j.runsPerMinute : 0), 0),
+  });
   const rows = jobs.map((j) => ({
     id: j.id,
     name: j.input.name,
@@ -86,23 +95,25 @@ export async function insertJobs(
     priority: j.input.priority,
     misfire_policy: j.input.misfirePolicy,
     overlap_policy: j.input.overlapPolicy,
+    jitter_seconds: j.input.jitterSeconds,
     status: j.next ? 'active' : 'completed',
     partition: j.partition,
+    runs_per_minute: j.runsPerMinute,
   }));
   await db.query(
     `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
-                       timeout_seconds, priority, misfire_policy, overlap_policy, status, partition, version,
-                       created_by, created_at, updated_at, target_secrets)
+                       timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition,
+                       version, created_by, created_at, updated_at, target_secrets, runs_per_minute)
      SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds, $2,
             u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
-            u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy, u.status,
-            u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64')
+            u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
+            u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'), u.runs_per_minute
        FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type text, cron_expression text,
               timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
               retry_max_attempts int, retry_initial_delay_seconds int, retry_max_delay_seconds int,
-              timeout_seconds int, priority text, misfire_policy text, overlap_policy text, status text,
-              partition int, target_secrets text)`,
+              timeout_seconds int, priority text, misfire_policy text, overlap_policy text, jitter_seconds int,
+              status text, partition int, target_secrets text, runs_per_minute float8)`,
     [actor.tenantId, now, actor.id, JSON.stringify(rows)],
   );
   const scheduled = jobs.filter((j) => j.next !== null);

@@ -3,7 +3,14 @@
 import { accountRouter } from './routers/account';
 import { jobsRouter } from './routers/jobs';
 import { deadLetterRouter, runsRouter, scheduleRouter } from './routers/runs';
-import { apiKeysRouter, clusterRouter, membersRouter, queuesRouter, signingSecretRouter } from './routers/settings';
+import {
+  apiKeysRouter,
+  clusterRouter,
+  limitsRouter,
+  membersRouter,
+  queuesRouter,
+  signingSecretRouter,
+} from './routers/settings';
 import { router } from './init';
 
 export const appRouter = router({
@@ -17,6 +24,7 @@ export const appRouter = router({
   members: membersRouter,
   cluster: clusterRouter,
   queues: queuesRouter,
+  limits: limitsRouter,
 });
 
 export type AppRouter = typeof appRouter;

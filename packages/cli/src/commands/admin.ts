@@ -5,8 +5,9 @@
 // are imported on demand, so the everyday commands do not load Prisma.
 import { Command } from 'commander';
 import type { Context } from '../context';
-import { ApiError, CliError } from '../errors';
+import { ApiError, CliError, UsageError } from '../errors';
 import { json } from '../format';
+import { intArg } from './shared';
 
 export function adminCommand(ctx: Context): Command {
   const admin = new Command('admin').description(
@@ -48,6 +49,74 @@ export function adminCommand(ctx: Context): Command {
         return;
       }
       ctx.io.out(`${result.email} ${result.operator ? 'is now an operator' : 'is no longer an operator'}.\n`);
+    });
+
+  admin
+    .command('set-limits')
+    .description("change a tenant's limits (see docs/limits.md); prints them all")
+    .requiredOption('--tenant <id>', 'tenant id (ten_...)')
+    .option('--max-jobs <n>', 'jobs the tenant may have', intArg(0, 1_000_000_000))
+    .option('--max-runs-per-minute <n>', 'scheduled runs per minute over all active jobs', intArg(1, 1_000_000_000))
+    .option('--max-concurrency <n>', 'runs in flight at once', intArg(1, 1_000_000_000))
+    .option('--rate-limit <n>', 'API requests per second per key (bursts of twice that)', intArg(1, 1_000_000_000))
+    .option('--max-api-keys <n>', 'API keys that work at once', intArg(0, 1_000_000_000))
+    .option('--json', 'print the limits as JSON')
+    .action(
+      async (flags: {
+        tenant: string;
+        maxJobs?: number;
+        maxRunsPerMinute?: number;
+        maxConcurrency?: number;
+        rateLimit?: number;
+        maxApiKeys?: number;
+        json?: boolean;
+      }) => {
+        const changes = {
+          ...(flags.maxJobs !== undefined ? { maxJobs: flags.maxJobs } : {}),
+          ...(flags.maxRunsPerMinute !== undefined ? { maxRunsPerMinute: flags.maxRunsPerMinute } : {}),
+          ...(flags.maxConcurrency !== undefined ? { maxConcurrency: flags.maxConcurrency } : {}),
+          ...(flags.rateLimit !== undefined ? { rateLimitPerSecond: flags.rateLimit } : {}),
+          ...(flags.maxApiKeys !== undefined ? { maxApiKeys: flags.maxApiKeys } : {}),
+        };
+        if (Object.keys(changes).length === 0) {
+          throw new UsageError(
+            'set-limits needs at least one of --max-jobs, --max-runs-per-minute, --max-concurrency, --rate-limit, --max-api-keys',
+          );
+        }
+        const limits = await withDatabase(ctx, (deps, api) => api.setTenantLimits(deps, flags.tenant, changes));
+        if (flags.json) {
+          ctx.io.out(`${json({ tenantId: flags.tenant, ...limits })}\n`);
+          return;
+        }
+        ctx.io.out(
+          [
+            `Limits of ${flags.tenant}:`,
+            `  max jobs             ${limits.maxJobs}`,
+            `  max runs per minute  ${limits.maxRunsPerMinute}`,
+            `  max concurrency      ${limits.maxConcurrency}`,
+            `  rate limit           ${limits.rateLimitPerSecond}/s per key`,
+            `  max API keys         ${limits.maxApiKeys}`,
+            '',
+          ].join('\n'),
+        );
+      },
+    );
+
+  admin
+    .command('set-workspace-limit')
+    .description('change how many workspaces a dashboard user may own (default 10)')
+    .requiredOption('--email <email>', "the user's e-mail address")
+    .requiredOption('--max-workspaces <n>', 'workspaces they may own', intArg(0, 1_000_000))
+    .option('--json', 'print { "userId", "email", "maxWorkspaces" } as JSON')
+    .action(async (flags: { email: string; maxWorkspaces: number; json?: boolean }) => {
+      const result = await withDatabase(ctx, (deps, api) =>
+        api.setUserWorkspaceLimit(deps, flags.email, flags.maxWorkspaces),
+      );
+      if (flags.json) {
+        ctx.io.out(`${json(result)}\n`);
+        return;
+      }
+      ctx.io.out(`${result.email} may own at most ${result.maxWorkspaces} workspaces.\n`);
     });
 
   return admin;

@@ -122,6 +122,11 @@ export function jobsCommand(ctx: Context): Command {
       `while the previous run is running: ${OVERLAP_POLICIES.join(', ')} (default allow)`,
       choiceArg(OVERLAP_POLICIES),
     )
+    .option(
+      '--jitter <duration>',
+      'spread herds: start each occurrence up to this long after its time (0-1h, e.g. 60s; default 0)',
+      durationArg(0),
+    )
     .option('--idempotency-key <key>', 'repeat-safe creation: the same key and body answer the same job for 24 h')
     .addOption(jsonOption())
     .action(async (flags: CreateFlags) => {
@@ -217,6 +222,7 @@ const SINGLE_JOB_FLAGS = [
   'priority',
   'misfire',
   'overlap',
+  'jitter',
 ] as const;
 
 async function createFromNdjson(ctx: Context, path: string, flags: CreateFlags): Promise<void> {

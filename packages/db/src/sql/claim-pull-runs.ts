@@ -22,6 +22,8 @@ export interface ClaimedPullRun {
   started_at: Date;
   finished_at: null;
   lease_expires_at: Date;
+  /** when the run was due: its scheduled time plus the job's jitter */
+  due_at: Date;
   payload: unknown;
 }
 
@@ -44,7 +46,8 @@ export async function claimPullRuns(
          AND j.id = r.job_id
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.status, r.skip_reason, r.attempt, r.trigger,
-                 r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.lease_expires_at, j.payload
+                 r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.lease_expires_at,
+                 COALESCE(r.due_at, r.scheduled_time) AS due_at, j.payload
      ), opened AS (
        INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
        SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', now()

@@ -118,7 +118,7 @@ export const jobRoutes = [
     tag: 'Jobs',
     scope: 'jobs:write',
     body: JobPatchInput,
-    responses: { 200: jobOk },
+    responses: { 200: jobOk, 422: PROBLEMS[422] },
     async handle({ deps, actor, params, body }) {
       return json(200, await patchJob(deps, actor, params.id as string, body));
     },
@@ -157,7 +157,7 @@ export const jobRoutes = [
     summary: 'Resume a paused job',
     tag: 'Jobs',
     scope: 'jobs:write',
-    responses: { 200: jobOk, 409: PROBLEMS[409] },
+    responses: { 200: jobOk, 409: PROBLEMS[409], 422: PROBLEMS[422] },
     async handle({ deps, actor, params }) {
       return json(200, await resumeJob(deps, actor, params.id as string));
     },

@@ -12,6 +12,7 @@ import {
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { listPullQueues } from '../../services/pull-queues';
+import { getLimits } from '../../services/limits';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
 
@@ -55,4 +56,8 @@ export const clusterRouter = router({
 
 export const queuesRouter = router({
   list: tenantProcedure.query(({ ctx }) => listPullQueues(ctx.deps, ctx.actor)),
+});
+
+export const limitsRouter = router({
+  get: tenantProcedure.query(({ ctx }) => getLimits(ctx.deps, ctx.actor)),
 });

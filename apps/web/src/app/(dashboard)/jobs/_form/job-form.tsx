@@ -41,6 +41,7 @@ const SHOWN = [
   'priority',
   'misfirePolicy',
   'overlapPolicy',
+  'jitterSeconds',
 ];
 
 function unshown(errors: FieldError[]): FieldError[] {
