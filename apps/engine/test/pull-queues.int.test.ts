@@ -183,12 +183,14 @@ describe('pull queues over REST', () => {
       status: 'failed',
       error: 'exit code 3',
       output: 'boom',
+      // The backoff is full jitter (anywhere in [0, 60 s]); the worker's retryAfterSeconds is its floor.
+      retryAfterSeconds: 30,
     });
     expect(failed.body).toMatchObject({ status: 'failed', attempt: 1 });
     expect(failed.body.attempts[0]).toMatchObject({ status: 'failed', error: 'exit code 3', responseSnippet: 'boom' });
     // Its retry waits in the queue for its backoff; nothing is handed out before then.
     const [message] = await queuedMessages(server.db.pool, { runIds: [run.id], waitingOnly: true });
-    expect(message?.startAfter.getTime()).toBeGreaterThan(Date.now() + 10_000);
+    expect(message?.startAfter.getTime()).toBeGreaterThan(Date.now() + 20_000);
     expect((await claim('failing')).body.data).toEqual([]);
 
     const other = await trigger(job.id);
