@@ -36,7 +36,7 @@ test('a pull queue: waiting, claimed by a worker, completed', async ({ page, req
   await expect(page.getByRole('row').filter({ hasText: 'report worker' })).toContainText('queues:consume');
 
   await page.getByRole('link', { name: 'Queues' }).click();
-  await expect(page.getByRole('heading', { name: 'Queues' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Queues', exact: true })).toBeVisible();
   await expect(page.getByText('No pull queues')).toBeVisible();
 
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -89,4 +89,49 @@ test('a pull queue: waiting, claimed by a worker, completed', async ({ page, req
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByText('nightly-box:42').first()).toBeVisible();
   await expect(page.getByText('report mailed')).toBeVisible();
+});
+
+test('a pull-queue job through the form: no headers, the queue checked, runs wait for a worker', async ({ page }) => {
+  const account = newAccount('pullform');
+  await signUpViaApi(page, account);
+  await signIn(page, account);
+
+  await page.getByRole('link', { name: 'Create a job' }).click();
+  await expect(page.getByRole('heading', { name: 'New job' })).toBeVisible();
+  await page.getByLabel('Name', { exact: true }).fill('e2e pull');
+  await page.getByRole('tab', { name: 'Interval' }).click();
+  await page.getByRole('textbox', { name: 'Run every' }).fill('2');
+  await page.getByLabel('Unit').selectOption('seconds');
+
+  // The kind selector swaps the HTTP fields and the headers editor for the queue name.
+  await expect(page.getByRole('button', { name: 'Add header' })).toBeVisible();
+  await page.getByRole('radio', { name: /Pull queue/ }).check();
+  await expect(page.getByRole('combobox', { name: 'Method' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Add header' })).toHaveCount(0);
+  const queue = page.getByRole('textbox', { name: 'Queue' });
+  await queue.fill('ui reports');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await expect(page.getByText('must be 1..100 characters of letters, digits, ".", "_" or "-"')).toBeVisible();
+  await expect(queue).toHaveAttribute('aria-invalid', 'true');
+  await queue.fill('ui-reports');
+  await page.getByRole('button', { name: 'Create job' }).click();
+
+  // The job page names the kind and links the queue; its runs wait there for a worker.
+  await expect(page.getByRole('heading', { name: /e2e pull/ })).toBeVisible();
+  await expect(page.getByRole('definition').filter({ hasText: /^Pull queue$/ })).toBeVisible();
+  await expect(page.getByRole('term').filter({ hasText: /^Queue$/ })).toBeVisible();
+  await page.getByRole('link', { name: 'ui-reports' }).click();
+  await expect(page.getByRole('heading', { name: 'Queues', exact: true })).toBeVisible();
+  const row = page.getByRole('row').filter({ hasText: 'ui-reports' });
+  await expect(row.getByRole('cell').nth(1)).not.toHaveText('0'); // waiting
+  await expect(row.getByRole('cell').nth(3)).toHaveText('0'); // claimed
+
+  // The edit form keeps the kind and the queue.
+  await page.getByRole('link', { name: 'Jobs' }).click();
+  await page.getByRole('link', { name: 'e2e pull' }).click();
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await expect(page.getByRole('button', { name: 'Resume' })).toBeVisible();
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await expect(page.getByRole('radio', { name: /Pull queue/ })).toBeChecked();
+  await expect(page.getByRole('textbox', { name: 'Queue' })).toHaveValue('ui-reports');
 });

@@ -37,7 +37,7 @@ export const pullUi = defineTargetUi<PullDraft>({
   summary: (t) => `pull queue ${(t as PullTarget).queue}`,
   rows: (t) => [
     [
-      'Pull queue',
+      'Queue',
       <Link key="v" href="/queues" className="font-mono text-xs text-indigo-600 hover:underline">
         {(t as PullTarget).queue}
       </Link>,
