@@ -1,9 +1,10 @@
 // Handlers: the same herd of due one-off runs through each kind of target in turn — an HTTP
 // webhook, a RabbitMQ publish, a NATS JetStream publish, a pull queue drained by workers
-// claiming 100 at a time over REST (and any kind added to bench/kinds) — on the same engine nodes and database, so the kinds' throughput and start
-// lag can be compared: runs/s (first attempts over the time from due to the last arrival) and
-// start lag p50/p99 per kind, with duplicates and missing occurrences. One kind at a time:
-// run together, the fair scheduler would share the workers between them and measure itself.
+// claiming 100 at a time over REST (and any kind added to bench/kinds) — on the same engine
+// nodes and database, so the kinds' throughput and start lag can be compared: runs/s (first
+// attempts over the time from due to the last arrival) and start lag p50/p99 per kind, with
+// duplicates and missing occurrences. One kind at a time: run together, the fair scheduler
+// would share the workers between them and measure itself.
 import { randomBytes } from 'node:crypto';
 import { newId } from '@belfry/core';
 import { KIND_BENCHES } from '../kinds/index';
