@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { findRepoRoot } from '@belfry/db';
 import { parseArgs } from './lib/args';
 import { runInterruptCleanUps } from './lib/cleanup';
+import { benchEnv } from './lib/env';
 import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
 import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
@@ -218,7 +219,7 @@ async function main() {
       node: process.version,
     },
     commit,
-    database: process.env.DATABASE_URL ? 'external (DATABASE_URL)' : 'embedded',
+    database: benchEnv.DATABASE_URL ? 'external (DATABASE_URL)' : 'embedded',
     results,
   };
   writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);

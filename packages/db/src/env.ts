@@ -30,3 +30,8 @@ export function readDbEnv(env: NodeJS.ProcessEnv = process.env): DbEnv {
   }
   return parsed.data;
 }
+
+/** The environment of a process this package starts (initdb, postgres): this process's, with `extra` on top. */
+export function childProcessEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
+}
