@@ -30,12 +30,5 @@ function read(): TestEnv {
 
 export const testEnv: Readonly<TestEnv> = Object.freeze(read());
 
-/**
- * The environment for a child process a test starts: this process's, with `extra` on top.
- * A variable given as undefined is removed.
- */
-export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const [name, value] of Object.entries(extra)) if (value === undefined) delete env[name];
-  return env;
-}
+/** A child process's environment: this process's, with `extra` on top (undefined removes a variable). */
+export { childProcessEnv as childEnv } from '@belfry/db';

@@ -19,12 +19,5 @@ export function cpuProfArgs(): string[] {
   return benchEnv.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${benchEnv.BENCH_CPU_PROF}`] : [];
 }
 
-/**
- * The environment for a process the bench starts: this process's, with `extra` on top.
- * A variable given as undefined is removed.
- */
-export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const [name, value] of Object.entries(extra)) if (value === undefined) delete env[name];
-  return env;
-}
+/** A child process's environment: this process's, with `extra` on top (undefined removes a variable). */
+export { childProcessEnv as childEnv } from '@belfry/db';

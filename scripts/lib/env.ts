@@ -37,12 +37,5 @@ export function readWebServerEnv(): { port: number; trustProxy: boolean } {
   return { port, trustProxy: process.env.BELFRY_TRUST_PROXY === '1' };
 }
 
-/**
- * The environment for a process a script starts: this process's, with `extra` on top.
- * A variable given as undefined is removed.
- */
-export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const [name, value] of Object.entries(extra)) if (value === undefined) delete env[name];
-  return env;
-}
+/** A child process's environment: this process's, with `extra` on top (undefined removes a variable). */
+export { childProcessEnv as childEnv } from '@belfry/db';
