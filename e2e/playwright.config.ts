@@ -3,11 +3,12 @@
 // data directory, and loopback webhook targets allowed so specs can run a target locally.
 import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { e2eEnv } from './support/env';
 
 const root = resolve(import.meta.dirname, '..');
 // E2E_PORT / E2E_PG_PORT let two checkouts run their suites side by side.
-const port = process.env.E2E_PORT ?? '3100';
-const pgPort = process.env.E2E_PG_PORT ?? '54339';
+const port = e2eEnv.E2E_PORT;
+const pgPort = e2eEnv.E2E_PG_PORT;
 export const BASE_URL = `http://localhost:${port}`;
 
 export default defineConfig({
@@ -19,7 +20,7 @@ export default defineConfig({
   // keeps timing-sensitive ones (runs every second) from competing for the one engine node.
   workers: 1,
   fullyParallel: false,
-  forbidOnly: Boolean(process.env.CI),
+  forbidOnly: e2eEnv.CI,
   reporter: [['list'], ['html', { outputFolder: 'playwright-report', open: 'never' }]],
   use: {
     baseURL: BASE_URL,
@@ -45,7 +46,7 @@ export default defineConfig({
     url: `${BASE_URL}/api/v1/healthz`,
     // The first start builds the dashboard.
     timeout: 300_000,
-    reuseExistingServer: !process.env.CI,
+    reuseExistingServer: !e2eEnv.CI,
     stdout: 'pipe',
     stderr: 'pipe',
     gracefulShutdown: { signal: 'SIGINT', timeout: 45_000 },

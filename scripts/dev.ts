@@ -23,22 +23,13 @@ import {
   requireDirectConnection,
   resolveDatabase,
 } from '@belfry/db';
-import { z } from 'zod';
+import { childEnv, readScriptsEnv } from './lib/env';
 import { Supervisor } from './lib/supervisor';
 
 const root = findRepoRoot();
-const env = z
-  .object({
-    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-    BELFRY_ROLES: z.string().default('scheduler,worker'),
-    BELFRY_ENCRYPTION_KEY: z.string().optional(),
-    NEXTAUTH_SECRET: z.string().optional(),
-    NEXTAUTH_URL: z.string().optional(),
-  })
-  .parse(process.env);
 const say = (m: string) => process.stdout.write(`[belfry dev] ${m}\n`);
 
-async function seed(url: string, partitions: number, encryptionKey: string) {
+async function seed(url: string, partitions: number, encryptionKey: string, decryptionKeys: string | undefined) {
   const prisma = createPrisma(url, { max: 2 });
   const pool = createPool(url, { max: 2 });
   const queue = await createQueueClient(url, { max: 2 });
@@ -49,7 +40,7 @@ async function seed(url: string, partitions: number, encryptionKey: string) {
       queue,
       clock: systemClock,
       log: console,
-      keyring: Keyring.from(encryptionKey, parseKeyList(process.env.BELFRY_DECRYPTION_KEYS)),
+      keyring: Keyring.from(encryptionKey, parseKeyList(decryptionKeys)),
       partitions,
     };
     return await seedDemoTenant(deps, randomBytes(9).toString('base64url'));
@@ -75,19 +66,19 @@ async function stop(code: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  database = await resolveDatabase(readDbEnv(), say);
+  const env = readScriptsEnv();
+  database = await resolveDatabase(env.db, say);
   say(database.embedded ? `embedded PostgreSQL on 127.0.0.1:${database.embedded.port}` : 'using DATABASE_URL');
   await requireDirectConnection(database);
-  const { applied, partitions } = await migrate(database.directUrl, { partitions: readDbEnv().BELFRY_PARTITIONS });
+  const { applied, partitions } = await migrate(database.directUrl, { partitions: env.db.BELFRY_PARTITIONS });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
   const encryptionKey = localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY);
-  const seeded = await seed(database.url, partitions, encryptionKey);
+  const seeded = await seed(database.url, partitions, encryptionKey, env.BELFRY_DECRYPTION_KEYS);
   if (stopping) return;
 
   supervisor = new Supervisor({ say });
   supervisor.on('give-up', () => void stop(1));
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+  const inherited = childEnv({
     DATABASE_URL: database.url,
     ...(database.directConfigured ? { BELFRY_DIRECT_DATABASE_URL: database.directUrl } : {}),
     BELFRY_ENCRYPTION_KEY: encryptionKey,
@@ -95,7 +86,7 @@ async function main(): Promise<void> {
     NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
     PORT: String(env.PORT),
     NEXT_TELEMETRY_DISABLED: '1',
-  };
+  });
   // Schemas may have changed since the last install: the client's types follow them.
   spawnSync(process.execPath, ['--import', 'tsx', 'packages/client/scripts/generate.ts'], {
     cwd: root,
@@ -107,7 +98,7 @@ async function main(): Promise<void> {
     command: join(root, 'node_modules/.bin/next'),
     args: ['dev', '-p', String(env.PORT)],
     cwd: join(root, 'apps/web'),
-    env: childEnv,
+    env: inherited,
   });
   if (env.BELFRY_ROLES.trim() !== 'none') {
     supervisor.add({
@@ -115,7 +106,7 @@ async function main(): Promise<void> {
       command: process.execPath,
       args: ['--watch', '--import', 'tsx', 'apps/engine/src/main.ts'],
       cwd: root,
-      env: { ...childEnv, BELFRY_ROLES: env.BELFRY_ROLES },
+      env: { ...inherited, BELFRY_ROLES: env.BELFRY_ROLES },
     });
   }
   say(`dashboard and API: http://localhost:${env.PORT} (next dev); engine restarts when its sources change`);

@@ -1,11 +1,10 @@
 // After `npm install`: generates the Prisma client, then the REST client's types from the
 // OpenAPI document (packages/client/src/generated, which needs the Prisma client to load
-// packages/api). Prisma 7 wants a schema engine binary even for `generate`, which needs no
-// engine; pointing it at /bin/true keeps installs offline.
+// packages/api), offline (install/env.mjs).
 import { spawnSync } from 'node:child_process';
+import { installEnv } from './install/env.mjs';
 
-const env = { ...process.env };
-env.PRISMA_SCHEMA_ENGINE_BINARY ??= '/bin/true';
+const env = installEnv();
 const steps = [
   ['npx', ['prisma', 'generate']],
   [process.execPath, ['--import', 'tsx', 'packages/client/scripts/generate.ts']],

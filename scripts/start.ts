@@ -25,7 +25,7 @@ import {
   StartupError,
 } from '@belfry/db';
 import { seedDemoTenant, systemClock } from '@belfry/api';
-import { z } from 'zod';
+import { childEnv, readScriptsEnv } from './lib/env';
 import { Supervisor } from './lib/supervisor';
 import { webBuildIsStale } from './lib/web-build';
 
@@ -40,20 +40,6 @@ let build: ChildProcess | undefined;
 let supervisor: Supervisor | undefined;
 let stopping = false;
 let starting: Promise<void> = Promise.resolve();
-
-function readEnv() {
-  const parsed = z
-    .object({
-      PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-      BELFRY_ROLES: z.string().default('scheduler,worker'),
-    })
-    .safeParse(process.env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new StartupError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  return { ...parsed.data, db: readDbEnv() };
-}
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -81,7 +67,7 @@ function run(cmd: string, args: string[], options: { cwd: string; env: NodeJS.Pr
 
 async function startAll(): Promise<void> {
   const started = Date.now();
-  const env = readEnv();
+  const env = readScriptsEnv();
   // Fail fast, before anything slow: the dashboard's port must be free.
   if (!(await portIsFree(env.PORT))) {
     throw new StartupError(`Port ${env.PORT} (PORT) is in use: stop what holds it, or set PORT to a free port.`);
@@ -100,8 +86,8 @@ async function startAll(): Promise<void> {
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
   checkpoint();
 
-  const encryptionKey = localSecret('encryption-key', process.env.BELFRY_ENCRYPTION_KEY);
-  const nextAuthSecret = localSecret('nextauth', process.env.NEXTAUTH_SECRET);
+  const encryptionKey = localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY);
+  const nextAuthSecret = localSecret('nextauth', env.NEXTAUTH_SECRET);
   const prisma = createPrisma(target.url, { max: 2 });
   const pool = createPool(target.url, { max: 2, name: 'belfry-start' });
   const queue = await createQueueClient(target.url, { max: 2 });
@@ -114,7 +100,7 @@ async function startAll(): Promise<void> {
         queue,
         clock: systemClock,
         log: console,
-        keyring: Keyring.from(encryptionKey, parseKeyList(process.env.BELFRY_DECRYPTION_KEYS)),
+        keyring: Keyring.from(encryptionKey, parseKeyList(env.BELFRY_DECRYPTION_KEYS)),
         partitions,
       },
       randomBytes(9).toString('base64url'),
@@ -126,21 +112,20 @@ async function startAll(): Promise<void> {
   }
   checkpoint();
 
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+  const inherited = childEnv({
     DATABASE_URL: target.url,
     ...(target.directConfigured ? { BELFRY_DIRECT_DATABASE_URL: target.directUrl } : {}),
     BELFRY_ENCRYPTION_KEY: encryptionKey,
     NEXTAUTH_SECRET: nextAuthSecret,
-    NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
+    NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
     PORT: String(env.PORT),
-  };
+  });
 
   if (webBuildIsStale(root)) {
     say('building the dashboard (first start or changed sources) ...');
     const code = await run(join(root, 'node_modules/.bin/next'), ['build'], {
       cwd: join(root, 'apps/web'),
-      env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' },
+      env: { ...inherited, NEXT_TELEMETRY_DISABLED: '1' },
     });
     checkpoint();
     if (code !== 0) throw new StartupError(`Building the dashboard failed (next build exit code ${code}); see above.`);
@@ -154,7 +139,7 @@ async function startAll(): Promise<void> {
     command: process.execPath,
     args: ['--import', 'tsx', join(root, 'scripts/web-server.ts')],
     cwd: join(root, 'apps/web'),
-    env: { ...childEnv, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+    env: { ...inherited, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
   });
   if (env.BELFRY_ROLES.trim() !== 'none') {
     supervisor.add({
@@ -163,7 +148,7 @@ async function startAll(): Promise<void> {
       command: process.execPath,
       args: ['--import', 'tsx', 'apps/engine/src/main.ts'],
       cwd: root,
-      env: { ...childEnv, BELFRY_ROLES: env.BELFRY_ROLES },
+      env: { ...inherited, BELFRY_ROLES: env.BELFRY_ROLES },
     });
   }
 

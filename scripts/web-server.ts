@@ -8,15 +8,18 @@
 import { createServer } from 'node:http';
 import { CLIENT_ADDRESS_HEADER, clientAddress, markClientAddressStamping } from '@belfry/api';
 import next from 'next';
+import { readWebServerEnv } from './lib/env';
 
 const UNTRUSTED = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip'];
 
-const port = Number(process.env.PORT ?? 3000);
-if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-  console.error(`PORT must be a port number, not ${JSON.stringify(process.env.PORT)}`);
+let port: number;
+let trustProxy: boolean;
+try {
+  ({ port, trustProxy } = readWebServerEnv());
+} catch (err) {
+  console.error((err as Error).message);
   process.exit(1);
 }
-const trustProxy = process.env.BELFRY_TRUST_PROXY === '1';
 
 markClientAddressStamping();
 const app = next({ dev: false, dir: process.cwd(), port });

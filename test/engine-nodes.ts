@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { findRepoRoot } from '@belfry/db';
+import { childEnv } from './env';
 
 export interface EngineLogLine {
   level: number;
@@ -41,8 +42,7 @@ export function startEngineNode(options: StartEngineOptions): Promise<EngineNode
     ['--import', 'tsx', join(root, 'apps/engine/src/main.ts')],
     {
       cwd: root,
-      env: {
-        ...process.env,
+      env: childEnv({
         DATABASE_URL: options.databaseUrl,
         BELFRY_NODE_ID: options.nodeId,
         BELFRY_ROLES: options.roles ?? 'scheduler,worker',
@@ -50,7 +50,7 @@ export function startEngineNode(options: StartEngineOptions): Promise<EngineNode
         BELFRY_ALLOW_PRIVATE_TARGETS: '1',
         BELFRY_LOG_LEVEL: 'debug',
         ...options.env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -1,13 +1,14 @@
 // amqp: the machine's RabbitMQ (127.0.0.1:5672, guest/guest; BENCH_AMQP_URL overrides), an
 // exchange and queue of this run's own, and a consumer that records each message on arrival.
 import { connect } from 'amqplib';
+import { benchEnv } from '../lib/env';
 import type { SinkRecord } from '../lib/sink';
 import { type KindBench, recordOf } from './kind';
 
 export const amqpBench: KindBench = {
   kind: 'amqp',
   async start({ runTag }) {
-    const url = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+    const url = benchEnv.BENCH_AMQP_URL;
     const exchange = `belfry-bench-${runTag}`;
     const queue = `belfry-bench-${runTag}`;
     const connection = await connect(url);

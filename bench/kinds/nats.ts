@@ -2,13 +2,14 @@
 // stream of this run's own capturing the subject, and a subscriber that records each message
 // on arrival (the stream acknowledges Belfry's publishes; the subscriber sees them as stored).
 import { connect, StorageType } from 'nats';
+import { benchEnv } from '../lib/env';
 import type { SinkRecord } from '../lib/sink';
 import { type KindBench, recordOf } from './kind';
 
 export const natsBench: KindBench = {
   kind: 'nats',
   async start({ runTag }) {
-    const url = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+    const url = benchEnv.BENCH_NATS_URL;
     const stream = `BELFRY_BENCH_${runTag}`;
     const subject = `belfry-bench.${runTag}`;
     const nc = await connect({ servers: url });

@@ -5,8 +5,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createRestHandler, type Logger, type ServiceDeps } from '@belfry/api';
 import { Keyring } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, PullWakeups } from '@belfry/db';
+import { benchEnv } from './env';
 
-const url = process.env.DATABASE_URL as string;
+const url = benchEnv.DATABASE_URL as string;
 const silent: Logger = { info() {}, warn() {}, error: (o: unknown, m?: string) => console.error(m, o) };
 const pool = createPool(url, { max: 10, name: 'belfry-bench-api' });
 // As the web app: long-polling pull-queue claims wake on NOTIFY.

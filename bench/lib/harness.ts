@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { findRepoRoot } from '@belfry/db';
+import { childEnv, cpuProfArgs } from './env';
 import type { SinkRecord } from './sink';
 
 export {
@@ -82,11 +83,10 @@ export async function startEngines(url: string, count: number, env: Record<strin
   const started: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each engine node there on exit.
-    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const prof = cpuProfArgs();
     const child = spawn(nodeBin, [...prof, '--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
       cwd: root,
-      env: {
-        ...process.env,
+      env: childEnv({
         DATABASE_URL: url,
         BELFRY_NODE_ID: `bench-${i + 1}`,
         BELFRY_ALLOW_PRIVATE_TARGETS: '1',
@@ -94,7 +94,7 @@ export async function startEngines(url: string, count: number, env: Record<strin
         BELFRY_LOG_LEVEL: 'info',
         BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
         ...env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);
@@ -207,7 +207,7 @@ export interface RestServer {
 export async function startRestServer(databaseUrl: string): Promise<RestServer> {
   const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'bench/lib/api-process.ts')], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: childEnv({ DATABASE_URL: databaseUrl }),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { findRepoRoot } from '@belfry/db';
+import { cpuProfArgs } from '../lib/env';
 import { nodeBin } from '../lib/harness';
 import type { PeerName, Settings, StoreAddress } from './types';
 
@@ -33,7 +34,7 @@ export async function startPeerWorkers(o: {
   for (let i = 1; i <= o.count; i++) {
     const config = { peer: o.peer, index: i, address: o.address, settings: o.settings, sinkUrl: o.sinkUrl };
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each worker process there on exit (as for the engines).
-    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const prof = cpuProfArgs();
     const script = join(root, 'bench/peers/worker-process.ts');
     const child = spawn(nodeBin, [...prof, '--import', 'tsx', script, JSON.stringify(config)], {
       cwd: root,

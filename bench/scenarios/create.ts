@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createTenant } from '@belfry/api';
 import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient, findRepoRoot } from '@belfry/db';
+import { childEnv, cpuProfArgs } from '../lib/env';
 import { benchDatabase, nodeBin } from '../lib/harness';
 import { cpuMeter, processCpuMs } from '../lib/proc';
 import { summarize, type Summary } from '../lib/stats';
@@ -28,10 +29,10 @@ const root = findRepoRoot();
 
 async function startApi(url: string): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the API process there on exit.
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const prof = cpuProfArgs();
   const child = spawn(nodeBin, [...prof, '--import', 'tsx', join(root, 'bench/lib/api-process.ts')], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
+    env: childEnv({ DATABASE_URL: url }),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -2,6 +2,7 @@
 // the cause said, gives up on a crash loop and on a configuration error, and stops whole
 // process groups (SIGTERM, then SIGKILL for a child that ignores it).
 import { afterEach, describe, expect, it } from 'vitest';
+import { childEnv, testEnv } from '../../test/env';
 import { type ChildSpec, Supervisor } from './supervisor';
 
 const running: Supervisor[] = [];
@@ -10,7 +11,7 @@ afterEach(async () => {
 });
 
 function node(name: string, program: string): ChildSpec {
-  return { name, command: process.execPath, args: ['-e', program], cwd: process.cwd(), env: { ...process.env } };
+  return { name, command: process.execPath, args: ['-e', program], cwd: process.cwd(), env: childEnv() };
 }
 
 function supervisor(options: Partial<ConstructorParameters<typeof Supervisor>[0]> = {}) {
@@ -86,7 +87,7 @@ describe('Supervisor', () => {
 
   it('waits out an unavailable database (exit code 3) however many times, without calling it a crash loop', async () => {
     const { s, said } = supervisor({ maxFastFailures: 2, maxBackoffMs: 80 });
-    const counter = `${process.env.TMPDIR ?? '/tmp'}/belfry-supervisor-db-${process.pid}-${Date.now()}`;
+    const counter = `${testEnv.TMPDIR}/belfry-supervisor-db-${process.pid}-${Date.now()}`;
     const up = new Promise<void>((resolve) =>
       s.on('started', () => {
         if (said.filter((m) => m.includes('cannot reach the database')).length === 5) resolve();
@@ -121,7 +122,7 @@ describe('Supervisor', () => {
     const started = new Map<string, number>();
     s.on('started', (name, pid) => started.set(name, pid));
     // A parent with a child of its own (as `next start` may have), and a stubborn one.
-    const grandchildFile = `${process.env.TMPDIR ?? '/tmp'}/belfry-supervisor-${process.pid}-${Date.now()}`;
+    const grandchildFile = `${testEnv.TMPDIR}/belfry-supervisor-${process.pid}-${Date.now()}`;
     s.add(
       node(
         'parent',

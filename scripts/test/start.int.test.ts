@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findRepoRoot } from '@belfry/db';
+import { childEnv } from '../../test/env';
 
 const root = findRepoRoot();
 const homes: string[] = [];
@@ -59,8 +60,7 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   const child = spawn(join(root, 'node_modules/.bin/node'), ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: {
-      ...process.env,
+    env: childEnv({
       DATABASE_URL: '',
       BELFRY_DIRECT_DATABASE_URL: '',
       BELFRY_HOME: home,
@@ -69,7 +69,7 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
       BELFRY_METRICS_PORT: '0',
       BELFRY_ROLES: 'scheduler,worker',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

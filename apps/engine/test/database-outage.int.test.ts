@@ -7,6 +7,7 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEngineNode, type EngineNode } from '../../../test/engine-nodes';
+import { testEnv } from '../../../test/env';
 import { startSink, TEST_ENCRYPTION_KEY_MATERIAL, waitForRows, type Sink } from '../../../test/fixtures';
 import {
   healthUntil,
@@ -50,7 +51,7 @@ describe('the database goes away under load', { timeout: 240_000 }, () => {
   let proxy: TcpProxy | undefined;
 
   beforeAll(async () => {
-    const port = Number(process.env.BELFRY_FAULT_PG_PORT) || (await freePort());
+    const port = testEnv.BELFRY_FAULT_PG_PORT ?? (await freePort());
     pg = await startPrivatePostgres(port);
     sink = await startSink();
   });
@@ -62,7 +63,7 @@ describe('the database goes away under load', { timeout: 240_000 }, () => {
 
   afterEach(async (ctx) => {
     proxy?.restore();
-    if (node && (ctx.task.result?.state === 'fail' || process.env.BELFRY_OUTAGE_LOGS)) {
+    if (node && (ctx.task.result?.state === 'fail' || testEnv.BELFRY_OUTAGE_LOGS)) {
       // What the node said, for whoever reads a failure.
       const lines = node.logs.filter((l) => l.level >= 40 || l.msg !== 'attempt finished').slice(-80);
       process.stderr.write(`${[...lines.map((l) => JSON.stringify(l)), ...node.stderr].join('\n')}\n`);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findRepoRoot } from '@belfry/db';
+import { childEnv } from '../../../test/env';
 import { createRestHandler, ROUTES } from '../src/index';
 import { silentLog } from './support';
 
@@ -26,7 +27,7 @@ async function lint(document: unknown, name: string): Promise<LintReport> {
   const cli = join(findRepoRoot(), 'node_modules/@redocly/cli/bin/cli.js');
   const result = await run(process.execPath, [cli, 'lint', file, '--format=json'], {
     cwd: dir,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    env: childEnv({ REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }),
     maxBuffer: 32 * 1024 * 1024,
   }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   return JSON.parse(result.stdout) as LintReport;

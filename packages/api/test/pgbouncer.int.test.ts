@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPool, findRepoRoot, withTransaction } from '@belfry/db';
 import { type EngineNode, startEngineNode } from '../../../test/engine-nodes';
+import { childEnv } from '../../../test/env';
 import { type Sink, startSink } from '../../../test/fixtures';
 import { type PgBouncer, startPgBouncer } from '../../../test/pgbouncer';
 import { client, createHarness, type Harness, makeTenant } from './support';
@@ -139,7 +140,7 @@ describe('through PgBouncer in transaction pooling mode', () => {
     const root = findRepoRoot();
     const child = spawn(join(root, 'node_modules/.bin/node'), ['--import', 'tsx', 'apps/engine/src/main.ts'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: bouncer.url(h.db.name), BELFRY_METRICS_PORT: '0' },
+      env: childEnv({ DATABASE_URL: bouncer.url(h.db.name), BELFRY_METRICS_PORT: '0' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

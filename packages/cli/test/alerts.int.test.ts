@@ -6,21 +6,26 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { newId } from '@belfry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, testEnv } from '../../../test/env';
 import { type Sink, startSink } from '../../../test/fixtures';
 import { startTestServer, type TestServer } from '../../../test/rest-server';
 
 const root = resolve(import.meta.dirname, '../../..');
 let server: TestServer;
 let tenantId: string;
-let env: Record<string, string>;
+let cliEnv: Record<string, string>;
 let receiver: Sink;
 
 function belfry(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = mkdtempSync(join(tmpdir(), 'belfry-cli-alerts-'));
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...env };
-  childEnv.PATH = `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`;
+  const env = childEnv({
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    ...cliEnv,
+    PATH: `${join(root, 'node_modules/.bin')}${delimiter}${testEnv.PATH}`,
+  });
   return new Promise((done, fail) => {
-    const child = spawn(join(root, 'node_modules/.bin/belfry'), args, { cwd: root, env: childEnv });
+    const child = spawn(join(root, 'node_modules/.bin/belfry'), args, { cwd: root, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -38,7 +43,7 @@ beforeAll(async () => {
   [server, receiver] = await Promise.all([startTestServer(), startSink()]);
   const created = await server.createTenant('cli alerts');
   tenantId = created.tenantId;
-  env = { BELFRY_URL: server.url, BELFRY_TOKEN: created.apiKey };
+  cliEnv = { BELFRY_URL: server.url, BELFRY_TOKEN: created.apiKey };
 });
 afterAll(async () => {
   await receiver?.close();

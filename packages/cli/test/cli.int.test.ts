@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { childEnv, testEnv } from '../../../test/env';
 import { ENCRYPTION_KEY_MATERIAL, startTestServer, type TestServer } from '../../../test/rest-server';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -33,9 +34,13 @@ function run(
   args: string[],
   options: { env?: Record<string, string>; input?: string } = {},
 ): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...options.env };
-  // The repository's Node 22 first, as under `npx`.
-  env.PATH = `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`;
+  const env = childEnv({
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    ...options.env,
+    // The repository's Node 22 first, as under `npx`.
+    PATH: `${join(root, 'node_modules/.bin')}${delimiter}${testEnv.PATH}`,
+  });
   for (const name of ['BELFRY_URL', 'BELFRY_TOKEN', 'DATABASE_URL', 'BELFRY_ENCRYPTION_KEY']) {
     if (!options.env?.[name]) delete env[name];
   }

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, testEnv } from '../../../test/env';
 import { startTestServer, type TestServer } from '../../../test/rest-server';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -30,14 +31,13 @@ let work: string;
 const workers: Worker[] = [];
 
 function startWorker(args: string[]): Worker {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const env = childEnv({
     HOME: work,
     BELFRY_URL: server.url,
     BELFRY_TOKEN: apiKey,
     OUT: work,
-  };
-  env.PATH = `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`;
+    PATH: `${join(root, 'node_modules/.bin')}${delimiter}${testEnv.PATH}`,
+  });
   // Its own process group, like a shell job: SIGINT to the group is what Ctrl-C sends.
   const child = spawn(bin, ['worker', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';

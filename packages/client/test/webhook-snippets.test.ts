@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { generateSigningSecret, webhookSignatureHeader } from '@belfry/core';
+import { childEnv } from '../../../test/env';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -173,13 +174,12 @@ describe('the webhook verifiers in docs/webhooks.md', () => {
     const { stdout } = await run('go', ['test', '-count=1', '-v', './belfrywebhook'], {
       cwd: join(dir, 'go'),
       timeout: 240_000,
-      env: {
-        ...process.env,
+      env: childEnv({
         CASES: join(dir, 'cases.json'),
         GOFLAGS: '-mod=mod',
         GOCACHE: join(tmpdir(), 'belfry-go-cache'),
         GOPATH: join(tmpdir(), 'belfry-go-path'),
-      },
+      }),
     });
     expect(outcomes(stdout)).toEqual(expected(all));
   }, 300_000);

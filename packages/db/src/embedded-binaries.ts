@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { childProcessEnv } from './env';
 import { StartupError } from './startup-error';
 
 /** Where copies of the binaries (and data directories, see embedded.ts) go when needed. */
@@ -191,8 +192,8 @@ export async function initDataDir(
         '--encoding=UTF8',
         '--locale=C',
       ],
-      // biome-ignore lint/style/noProcessEnv: initdb inherits this process's environment, messages in English
-      { ...(ids ?? {}), env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' } },
+      // initdb inherits this process's environment, with its messages in English.
+      { ...(ids ?? {}), env: childProcessEnv({ LC_ALL: 'C', LC_MESSAGES: 'C' }) },
     ).catch((err: NodeJS.ErrnoException) => {
       throw new StartupError(
         `Cannot run ${binaries.initdb} (${err.code ?? err.message}): ${

@@ -30,3 +30,14 @@ export function readDbEnv(env: NodeJS.ProcessEnv = process.env): DbEnv {
   }
   return parsed.data;
 }
+
+/**
+ * The environment of a child process (initdb and postgres here; the env modules of the tests,
+ * scripts and bench re-export it as `childEnv`): this process's, with `extra` on top. A
+ * variable given as undefined is removed.
+ */
+export function childProcessEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const [name, value] of Object.entries(extra)) if (value === undefined) delete env[name];
+  return env;
+}

@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { childEnv } from '../../../test/env';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureEmbeddedPostgres, findRepoRoot, packagedBinaries, readDbEnv, resolveDatabase } from '../src/index';
 
@@ -86,7 +87,7 @@ describe('database resolution', () => {
            })`,
         ],
         {
-          env: { ...process.env, DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) },
+          env: childEnv({ DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }),
           encoding: 'utf8',
         },
       );
@@ -115,7 +116,7 @@ describe('database resolution', () => {
            process.kill(process.pid, 'SIGKILL');
          })`,
       ],
-      { env: { ...process.env, DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }, encoding: 'utf8' },
+      { env: childEnv({ DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }), encoding: 'utf8' },
     );
     expect(child.signal).toBe('SIGKILL');
     const postmaster = Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);

@@ -81,7 +81,7 @@ export async function insertTenant(
           name: input.apiKey ? input.apiKey.name : 'default',
           prefix: key.prefix,
           keyHash: new Uint8Array(key.hash),
-          scopes: (input.apiKey && input.apiKey.scopes) || [...API_KEY_SCOPES],
+          scopes: (input.apiKey ? input.apiKey.scopes : undefined) || [...API_KEY_SCOPES],
           createdBy: userId,
         },
       });

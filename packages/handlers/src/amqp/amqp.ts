@@ -7,21 +7,13 @@
 // connection and the attempt's deadline are retryable failures; a refused login is final.
 // Never throws: every path ends in a HandlerOutcome.
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import type { FailureKind } from '@belfry/core';
 import { describeBroker } from '../brokers/broker-url';
-import {
-  BrokerAuthError,
-  DeliveryCancelledError,
-  DeliveryTimeoutError,
-  describeBrokerFailure,
-  NotConfirmedError,
-} from '../brokers/broker-errors';
+import { runBrokerAttempt } from '../brokers/attempt';
+import { BrokerAuthError, NotConfirmedError } from '../brokers/broker-errors';
 import { ConnectionPool, type ConnectionPoolOptions } from '../brokers/connection-pool';
 import { guardedAddress } from '../brokers/guarded-address';
 import { InvalidTargetError, type Resolver } from '../guard/ssrf-guard';
-import { encodeBody, redactHeaders } from '../http/http-request';
 import type { Handler, HandlerContext, HandlerOutcome } from '../types';
-import { messageHeaders } from '../webhook-headers';
 
 export interface AmqpTarget {
   type: 'amqp';
@@ -46,20 +38,6 @@ interface AmqpConnection {
   model: ChannelModel;
   idle: ConfirmChannel[];
 }
-
-type Result = Omit<HandlerOutcome, 'durationMs'>;
-
-const failed = (failure: FailureKind, error: string): Result => ({
-  ok: false,
-  failure,
-  error,
-  httpStatus: null,
-  responseSnippet: null,
-  retryAfterMs: null,
-});
-
-// setTimeout overflows (and fires at once) past 2^31-1 ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** An AMQP close (connection or channel) as `403 (ACCESS-REFUSED) ...`, from amqplib's message or fields. */
 function isAccessRefused(err: unknown): boolean {
@@ -86,48 +64,14 @@ export class AmqpHandler implements Handler<AmqpTarget> {
     return this.pool.size(tenantId);
   }
 
-  async execute(target: AmqpTarget, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome> {
-    const started = performance.now();
-    const where = describeBroker(String(target?.url ?? ''));
-    const abort = new AbortController();
-    const onCancel = () => abort.abort(new DeliveryCancelledError(ctx.signal.reason));
-    let timer: NodeJS.Timeout | undefined;
-    let requestHeaders: Record<string, string> | undefined;
-    let result: Result;
-    try {
-      if (!(ctx.timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${ctx.timeoutMs}`);
-      const body = encodeBody('POST', payload);
-      const timestamp = Math.floor(ctx.now().getTime() / 1000);
-      const { headers, signingError } = messageHeaders(target.headers, ctx, timestamp, body);
-      requestHeaders = redactHeaders(headers);
-      if (signingError) throw new InvalidTargetError(signingError);
-
-      if (ctx.signal.aborted) throw new DeliveryCancelledError(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', onCancel, { once: true });
-      timer = setTimeout(
-        () => abort.abort(new DeliveryTimeoutError(ctx.timeoutMs)),
-        Math.min(ctx.timeoutMs, MAX_TIMER_MS),
-      );
-      await this.pool.use(ctx.tenantId, target.url, abort.signal, (connection) =>
-        this.publish(connection, target, body, headers, ctx, timestamp, abort.signal),
+  execute(target: AmqpTarget, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome> {
+    return runBrokerAttempt(target, payload, ctx, async ({ body, headers, timestamp, signal, where }) => {
+      await this.pool.use(ctx.tenantId, target.url, signal, (connection) =>
+        this.publish(connection, target, body, headers, ctx, timestamp, signal),
       );
       const routed = `exchange ${JSON.stringify(target.exchange)}, routing key ${JSON.stringify(target.routingKey ?? '')}`;
-      result = {
-        ok: true,
-        httpStatus: null,
-        error: null,
-        responseSnippet: `confirmed by ${where} (${routed})`,
-        retryAfterMs: null,
-      };
-    } catch (err) {
-      const reason = abort.signal.aborted ? abort.signal.reason : err;
-      const { failure, error } = describeBrokerFailure(reason, where);
-      result = failed(failure, error);
-    } finally {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onCancel);
-    }
-    return { ...result, ...(requestHeaders ? { requestHeaders } : {}), durationMs: performance.now() - started };
+      return `confirmed by ${where} (${routed})`;
+    });
   }
 
   private async open(url: string, onClosed: () => void): Promise<AmqpConnection> {

@@ -8,21 +8,13 @@
 // the attempt's deadline are retryable; a refused login is final. Never throws.
 import net from 'node:net';
 import { type ConnectionOptions, connect, headers as natsHeaders, type NatsConnection } from 'nats';
-import type { FailureKind } from '@belfry/core';
 import { describeBroker } from '../brokers/broker-url';
-import {
-  BrokerAuthError,
-  DeliveryCancelledError,
-  DeliveryTimeoutError,
-  describeBrokerFailure,
-  NotConfirmedError,
-} from '../brokers/broker-errors';
+import { MAX_TIMER_MS, runBrokerAttempt } from '../brokers/attempt';
+import { BrokerAuthError, NotConfirmedError } from '../brokers/broker-errors';
 import { ConnectionPool, type ConnectionPoolOptions, raceSignal } from '../brokers/connection-pool';
 import { guardedAddress } from '../brokers/guarded-address';
 import { InvalidTargetError, type Resolver } from '../guard/ssrf-guard';
-import { encodeBody, redactHeaders } from '../http/http-request';
 import type { Handler, HandlerContext, HandlerOutcome } from '../types';
-import { messageHeaders } from '../webhook-headers';
 
 export interface NatsTarget {
   type: 'nats';
@@ -39,18 +31,6 @@ export interface NatsHandlerOptions extends ConnectionPoolOptions {
   resolver?: Resolver;
 }
 
-type Result = Omit<HandlerOutcome, 'durationMs'>;
-
-const failed = (failure: FailureKind, error: string): Result => ({
-  ok: false,
-  failure,
-  error,
-  httpStatus: null,
-  responseSnippet: null,
-  retryAfterMs: null,
-});
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const AUTH_CODES = new Set([
   'AUTHORIZATION_VIOLATION',
   'AUTHENTICATION_EXPIRED',
@@ -80,30 +60,9 @@ export class NatsHandler implements Handler<NatsTarget> {
     return this.pool.size(tenantId);
   }
 
-  async execute(target: NatsTarget, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome> {
-    const started = performance.now();
-    const where = describeBroker(String(target?.url ?? ''));
-    const abort = new AbortController();
-    const onCancel = () => abort.abort(new DeliveryCancelledError(ctx.signal.reason));
-    let timer: NodeJS.Timeout | undefined;
-    let requestHeaders: Record<string, string> | undefined;
-    let result: Result;
-    try {
-      if (!(ctx.timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${ctx.timeoutMs}`);
-      const body = encodeBody('POST', payload);
-      const timestamp = Math.floor(ctx.now().getTime() / 1000);
-      const { headers, signingError } = messageHeaders(target.headers, ctx, timestamp, body);
-      requestHeaders = redactHeaders(headers);
-      if (signingError) throw new InvalidTargetError(signingError);
-
-      if (ctx.signal.aborted) throw new DeliveryCancelledError(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', onCancel, { once: true });
-      const deadline = Date.now() + ctx.timeoutMs;
-      timer = setTimeout(
-        () => abort.abort(new DeliveryTimeoutError(ctx.timeoutMs)),
-        Math.min(ctx.timeoutMs, MAX_TIMER_MS),
-      );
-      const ack = await this.pool.use(ctx.tenantId, target.url, abort.signal, async (nc) => {
+  execute(target: NatsTarget, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome> {
+    return runBrokerAttempt(target, payload, ctx, async ({ body, headers, deadline, signal, where }) => {
+      const ack = await this.pool.use(ctx.tenantId, target.url, signal, async (nc) => {
         const h = natsHeaders();
         for (const [name, value] of Object.entries(headers)) h.set(name, value);
         const publish = nc.jetstream().publish(target.subject, Buffer.from(body, 'utf8'), {
@@ -114,27 +73,13 @@ export class NatsHandler implements Handler<NatsTarget> {
         });
         publish.catch(() => {}); // settled after our deadline: nobody is waiting any more
         try {
-          return await raceSignal(publish, abort.signal);
+          return await raceSignal(publish, signal);
         } catch (err) {
           throw publishFailure(err, target, where);
         }
       });
-      result = {
-        ok: true,
-        httpStatus: null,
-        error: null,
-        responseSnippet: `PubAck from ${where}: stream ${JSON.stringify(ack.stream)}, sequence ${ack.seq}${ack.duplicate ? ' (a duplicate of an earlier attempt: stored once)' : ''}`,
-        retryAfterMs: null,
-      };
-    } catch (err) {
-      const reason = abort.signal.aborted ? abort.signal.reason : err;
-      const { failure, error } = describeBrokerFailure(reason, where);
-      result = failed(failure, error);
-    } finally {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onCancel);
-    }
-    return { ...result, ...(requestHeaders ? { requestHeaders } : {}), durationMs: performance.now() - started };
+      return `PubAck from ${where}: stream ${JSON.stringify(ack.stream)}, sequence ${ack.seq}${ack.duplicate ? ' (a duplicate of an earlier attempt: stored once)' : ''}`;
+    });
   }
 
   private async open(url: string, onClosed: () => void): Promise<NatsConnection> {

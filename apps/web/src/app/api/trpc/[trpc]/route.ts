@@ -1,7 +1,7 @@
 // The dashboard's tRPC endpoint. Builds the request context from next-auth's JWT (the user)
 // and the tenant cookie (their pick, verified against memberships by the router), refuses
 // cross-site writes, and logs failures once: expected ones at warn, ours at error. Body and
-// batch caps live in @belfry/api's handleTrpcRequest.
+// batch caps, and the one `request` line per call, live in @belfry/api's handleTrpcRequest.
 import {
   CLIENT_ADDRESS_HEADER,
   createDashboardContext,
@@ -37,6 +37,7 @@ async function handler(req: NextRequest): Promise<Response> {
   const secure = secureCookies() || req.nextUrl.protocol === 'https:';
   return handleTrpcRequest(req, {
     endpoint: '/api/trpc',
+    log,
     async createContext(resHeaders) {
       const [deps, token] = await Promise.all([getDeps(), getToken({ req, secret: authSecret() })]);
       return createDashboardContext({
