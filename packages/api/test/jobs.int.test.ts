@@ -17,7 +17,11 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function entryOf(jobId: string) {
-  const { rows } = await h.db.pool.query('SELECT * FROM schedule_entries WHERE job_id = $1', [jobId]);
+  // The entry holds no tenant of its own: it is its job's.
+  const { rows } = await h.db.pool.query(
+    'SELECT e.*, j.tenant_id FROM schedule_entries e JOIN jobs j ON j.id = e.job_id WHERE e.job_id = $1',
+    [jobId],
+  );
   return rows[0] as { tenant_id: string; partition: number; next_run_at: Date } | undefined;
 }
 

@@ -17,12 +17,12 @@ export function nextRunAt(spec: ScheduleSpec, now: Date): Date | null {
 
 export async function putScheduleEntry(
   db: Queryable,
-  entry: { jobId: string; tenantId: string; partition: number; nextRunAt: Date },
+  entry: { jobId: string; partition: number; nextRunAt: Date },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) VALUES ($1, $2, $3, $4)
+    `INSERT INTO schedule_entries (job_id, partition, next_run_at) VALUES ($1, $2, $3)
      ON CONFLICT (job_id) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, partition = EXCLUDED.partition`,
-    [entry.jobId, entry.tenantId, entry.partition, entry.nextRunAt],
+    [entry.jobId, entry.partition, entry.nextRunAt],
   );
 }
 
