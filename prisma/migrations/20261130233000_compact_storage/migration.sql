@@ -35,3 +35,10 @@ CREATE INDEX jobs_tenant_name_idx ON jobs (tenant_seq, name text_pattern_ops) WH
 -- The due scan reads the tenant from the job it joins anyway: the entry keeps only what the
 -- scan orders and locks by. (Existing rows drop the bytes as the scheduler rewrites them.)
 ALTER TABLE schedule_entries DROP COLUMN tenant_id;
+
+-- One entry per job, looked up by job_id only by equality (advance, delete, the job's next run):
+-- a hash index keeps a 4-byte hash per entry where the B-tree primary key kept the ~31-byte text
+-- id. Uniqueness stays enforced, as an exclusion constraint over the hash index (no ON CONFLICT
+-- DO UPDATE against it: putScheduleEntry updates, then inserts, under the job's row lock).
+ALTER TABLE schedule_entries DROP CONSTRAINT schedule_entries_pkey;
+ALTER TABLE schedule_entries ADD CONSTRAINT schedule_entries_job_id_excl EXCLUDE USING hash (job_id WITH =);
