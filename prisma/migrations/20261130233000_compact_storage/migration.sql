@@ -17,6 +17,8 @@ END
 $$;
 CREATE TRIGGER jobs_tenant_seq BEFORE INSERT OR UPDATE OF tenant_id, tenant_seq ON jobs
   FOR EACH ROW EXECUTE FUNCTION belfry_jobs_tenant_seq();
+-- Writes a new version of every jobs row: on a large table, VACUUM jobs afterwards to reuse
+-- the space of the old versions.
 UPDATE jobs j SET tenant_seq = t.seq FROM tenants t WHERE t.id = j.tenant_id;
 ALTER TABLE jobs ALTER COLUMN tenant_seq SET NOT NULL;
 
