@@ -107,10 +107,11 @@ export async function insertJob(
   );
   const next = o.nextRunAt ?? (s.type === 'once' ? s.runAt : nextFireTime(s, now));
   if (next) {
-    await pool.query(
-      'INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) VALUES ($1, $2, $3, $4)',
-      [id, tenantId, partition, next],
-    );
+    await pool.query('INSERT INTO schedule_entries (job_id, partition, next_run_at) VALUES ($1, $2, $3)', [
+      id,
+      partition,
+      next,
+    ]);
   }
   return { id, nextRunAt: next };
 }

@@ -185,7 +185,7 @@ export async function insertOneOffJobs(
          FROM unnest($1::text[], $2::text[], $3::int[]) AS t(id, tenant_id, partition)
          RETURNING id, tenant_id, partition
        )
-       INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, tenant_id, partition, $5 FROM j`,
+       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, $5 FROM j`,
       [
         ids,
         tenants,

@@ -37,7 +37,7 @@ export async function runFailover(o: {
          FROM unnest($1::text[], $5::int[]) AS t(id, partition)
          RETURNING id, partition
        )
-       INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, $2, partition, $6 FROM j`,
+       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, $6 FROM j`,
       [
         ids,
         tenant,

@@ -34,8 +34,8 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
            FROM generate_series($1::int, $2::int) AS g
            RETURNING id, partition
          )
-         INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at)
-         SELECT id, 'ten_scale', partition,
+         INSERT INTO schedule_entries (job_id, partition, next_run_at)
+         SELECT id, partition,
                 CASE WHEN random() < $4::float8 THEN now() - interval '1 second'
                      ELSE now() + make_interval(secs => 60 + random() * 30 * 86400) END
          FROM j`,

@@ -42,7 +42,7 @@ export async function runSteady(o: {
          FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS t(id, tenant_id, kind, partition)
          RETURNING id, tenant_id, partition
        )
-       INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) SELECT id, tenant_id, partition, $7 FROM j`,
+       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, $7 FROM j`,
       [
         ids,
         tenantIds,

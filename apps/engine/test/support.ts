@@ -48,8 +48,8 @@ export async function insertJobsBulk(pool: pg.Pool, o: BulkJobs): Promise<string
        FROM u
        RETURNING id
      )
-     INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at)
-     SELECT u.id, $4, u.partition, u.next FROM u JOIN j ON j.id = u.id`,
+     INSERT INTO schedule_entries (job_id, partition, next_run_at)
+     SELECT u.id, u.partition, u.next FROM u JOIN j ON j.id = u.id`,
     [
       ids,
       ids.map((id) => partitionOf(id, o.partitions)),

@@ -17,7 +17,11 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function entryOf(jobId: string) {
-  const { rows } = await h.db.pool.query('SELECT * FROM schedule_entries WHERE job_id = $1', [jobId]);
+  // The entry holds no tenant of its own: it is its job's.
+  const { rows } = await h.db.pool.query(
+    'SELECT e.*, j.tenant_id FROM schedule_entries e JOIN jobs j ON j.id = e.job_id WHERE e.job_id = $1',
+    [jobId],
+  );
   return rows[0] as { tenant_id: string; partition: number; next_run_at: Date } | undefined;
 }
 
@@ -182,6 +186,43 @@ describe('GET /api/v1/jobs', () => {
     ]) {
       const res = await lister.get(`/api/v1/jobs?${q}`);
       expect(res.status, q).toBe(400);
+    }
+  });
+});
+
+describe('GET /api/v1/jobs over every status', () => {
+  it('merges active, paused and completed jobs newest first, a batch (one created_at) by id, page by page', async () => {
+    const tenant = await makeTenant(h);
+    const c = client(h, tenant.key);
+    const single = [];
+    for (let i = 0; i < 4; i++) single.push((await c.post('/api/v1/jobs', jobBody({ name: `single-${i}` }))).body.id);
+    const batch = await c.post('/api/v1/jobs/batch', {
+      jobs: [0, 1, 2, 3, 4].map((i) => jobBody({ name: `batch-${i}` })),
+    });
+    expect(batch.status).toBe(201);
+    const batchIds: string[] = batch.body.data.map((j: { id: string }) => j.id);
+    await c.post(`/api/v1/jobs/${single[1]}/pause`);
+    await c.post(`/api/v1/jobs/${batchIds[2]}/pause`);
+    await h.db.pool.query(`UPDATE jobs SET status = 'completed' WHERE id = ANY($1)`, [[single[2], batchIds[0]]]);
+    const { rows } = await h.db.pool.query<{ id: string; status: string }>(
+      'SELECT id, status FROM jobs WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC',
+      [tenant.tenantId],
+    );
+    expect(new Set(rows.map((r) => r.status))).toEqual(new Set(['active', 'paused', 'completed']));
+    const walk = async (filter: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await c.get(`/api/v1/jobs?limit=2${filter}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        seen.push(...res.body.data.map((j: { id: string }) => j.id));
+        cursor = res.body.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    expect(await walk('')).toEqual(rows.map((r) => r.id));
+    for (const status of ['active', 'paused', 'completed']) {
+      expect(await walk(`&status=${status}`), status).toEqual(rows.filter((r) => r.status === status).map((r) => r.id));
     }
   });
 });

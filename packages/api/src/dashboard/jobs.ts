@@ -10,6 +10,7 @@ import { JOB_STATUSES, type RunStatus } from '@belfry/core';
 import type { JobView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { JOB_SELECT, type JobRow, toJobView } from '../services/job-rows';
+import { jobPageSql, tenantJobsSql, tenantSeq } from '../services/job-page';
 import { decodeCursor, type Page, toPage } from '../services/pagination';
 
 export const SPARKLINE_RUNS = 20;
@@ -45,15 +46,15 @@ export async function jobsTable(deps: ServiceDeps, actor: Actor, raw: JobsTableI
   authorize(actor, 'jobs:read');
   const input = JobsTableInput.parse(raw);
   const after = decodeCursor('jobs', input.cursor);
-  const values: unknown[] = [actor.tenantId];
-  const where = ['j.tenant_id = $1', 'j.deleted_at IS NULL'];
-  if (input.status) where.push(`j.status = $${values.push(input.status)}`);
+  const seq = await tenantSeq(deps.pool, actor.tenantId);
+  const values: unknown[] = [seq];
+  const where: string[] = [];
   if (input.search) where.push(`j.name ILIKE $${values.push(likePattern(input.search))}`);
   if (after) where.push(`(j.created_at, j.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
-  const limitParam = `$${values.push(input.limit + 1)}`;
+  const ids = jobPageSql('$1', input.status, where, `$${values.push(input.limit + 1)}`);
   const { rows } = await deps.pool.query<JobRow & { recent: RecentOutcome[] | null }>(
     `WITH page AS (
-       ${JOB_SELECT} WHERE ${where.join(' AND ')} ORDER BY j.created_at DESC, j.id DESC LIMIT ${limitParam}
+       ${JOB_SELECT} JOIN (${ids}) pg ON pg.id = j.id
      )
      SELECT p.*, act.recent
        FROM page p
@@ -78,8 +79,8 @@ export async function jobsTable(deps: ServiceDeps, actor: Actor, raw: JobsTableI
     (r) => ({ ...toJobView(r), recent: r.recent ?? [] }),
   );
   const { rows: counts } = await deps.pool.query<{ status: JobView['status']; n: number }>(
-    'SELECT status, count(*)::int AS n FROM jobs WHERE tenant_id = $1 AND deleted_at IS NULL GROUP BY status',
-    [actor.tenantId],
+    `SELECT j.status, count(*)::int AS n FROM jobs j WHERE ${tenantJobsSql('$1').join(' AND ')} GROUP BY j.status`,
+    [seq],
   );
   const by = Object.fromEntries(counts.map((c) => [c.status, c.n])) as Partial<Record<JobView['status'], number>>;
   return {

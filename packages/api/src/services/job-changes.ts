@@ -50,7 +50,7 @@ async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'activ
       return isFinishedRunStatus(existing) ? 'completed' : 'active';
     }
   }
-  await putScheduleEntry(db, { jobId: row.id, tenantId: row.tenant_id, partition: row.partition, nextRunAt: next });
+  await putScheduleEntry(db, { jobId: row.id, partition: row.partition, nextRunAt: next });
   return 'active';
 }
 

@@ -133,10 +133,10 @@ export async function insertJobs(
   const scheduled = jobs.filter((j) => j.next !== null);
   if (scheduled.length) {
     await db.query(
-      `INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at)
-       SELECT u.job_id, $1, u.partition, u.next_run_at
-         FROM unnest($2::text[], $3::int[], $4::timestamptz[]) AS u(job_id, partition, next_run_at)`,
-      [actor.tenantId, scheduled.map((j) => j.id), scheduled.map((j) => j.partition), scheduled.map((j) => j.next)],
+      `INSERT INTO schedule_entries (job_id, partition, next_run_at)
+       SELECT u.job_id, u.partition, u.next_run_at
+         FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u(job_id, partition, next_run_at)`,
+      [scheduled.map((j) => j.id), scheduled.map((j) => j.partition), scheduled.map((j) => j.next)],
     );
   }
   await db.query(

@@ -11,6 +11,7 @@ import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
 import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempotency';
 import { insertJobs, prepareJob } from './job-insert';
+import { jobPageSql, tenantSeq } from './job-page';
 import { JOB_SELECT, type JobRow, toJobView } from './job-rows';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 
@@ -159,17 +160,16 @@ export async function listJobs(deps: ServiceDeps, actor: Actor, query: ListJobsQ
   authorize(actor, 'jobs:read');
   const limit = pageLimit(query.limit);
   const after = decodeCursor('jobs', query.cursor);
-  const values: unknown[] = [actor.tenantId];
-  const where = ['j.tenant_id = $1', 'j.deleted_at IS NULL'];
-  if (query.status !== undefined) where.push(`j.status = $${values.push(query.status)}`);
+  const values: unknown[] = [await tenantSeq(deps.pool, actor.tenantId)];
+  const where: string[] = [];
   if (query.name !== undefined) {
     const pattern = `${query.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     where.push(`j.name LIKE $${values.push(pattern)}`);
   }
   if (after) where.push(`(j.created_at, j.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
-  values.push(limit + 1);
+  const page = jobPageSql('$1', query.status, where, `$${values.push(limit + 1)}`);
   const { rows } = await deps.pool.query<JobRow>(
-    `${JOB_SELECT} WHERE ${where.join(' AND ')} ORDER BY j.created_at DESC, j.id DESC LIMIT $${values.length}`,
+    `${JOB_SELECT} JOIN (${page}) p ON p.id = j.id ORDER BY j.created_at DESC, j.id DESC`,
     values,
   );
   return toPage('jobs', rows, limit, (r) => ({ t: r.sort_ts, id: r.id }), toJobView);

@@ -12,6 +12,7 @@ import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { authorize } from '../security/scopes';
 import type { Queryable } from '../sql/tx';
+import { tenantJobsSql, tenantSeq } from './job-page';
 
 export interface TenantLimits {
   maxJobs: number;
@@ -71,7 +72,7 @@ function round(n: number): number {
 }
 
 /** Computes runs_per_minute for jobs that predate the column (cron jobs), in batches. */
-async function fillMissingRates(db: Queryable, tenantId: string): Promise<void> {
+async function fillMissingRates(db: Queryable, seq: number): Promise<void> {
   for (;;) {
     const { rows } = await db.query<{
       id: string;
@@ -83,8 +84,8 @@ async function fillMissingRates(db: Queryable, tenantId: string): Promise<void> 
       anchor_at: Date;
     }>(
       `SELECT id, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at
-         FROM jobs WHERE tenant_id = $1 AND runs_per_minute IS NULL LIMIT 1000`,
-      [tenantId],
+         FROM jobs j WHERE ${tenantJobsSql('$1').join(' AND ')} AND runs_per_minute IS NULL LIMIT 1000`,
+      [seq],
     );
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
@@ -99,12 +100,13 @@ async function fillMissingRates(db: Queryable, tenantId: string): Promise<void> 
 }
 
 async function jobUsage(db: Queryable, tenantId: string): Promise<{ jobs: number; runsPerMinute: number }> {
-  await fillMissingRates(db, tenantId);
+  const seq = await tenantSeq(db, tenantId);
+  await fillMissingRates(db, seq);
+  const live = tenantJobsSql('$1').join(' AND ');
   const { rows } = await db.query<{ jobs: number; rate: number }>(
-    `SELECT (SELECT count(*)::int FROM jobs WHERE tenant_id = $1 AND deleted_at IS NULL) AS jobs,
-            (SELECT COALESCE(sum(runs_per_minute), 0)::float8 FROM jobs
-              WHERE tenant_id = $1 AND deleted_at IS NULL AND status = 'active') AS rate`,
-    [tenantId],
+    `SELECT (SELECT count(*)::int FROM jobs j WHERE ${live}) AS jobs,
+            (SELECT COALESCE(sum(runs_per_minute), 0)::float8 FROM jobs j WHERE ${live} AND j.status = 'active') AS rate`,
+    [seq],
   );
   return { jobs: rows[0]?.jobs ?? 0, runsPerMinute: rows[0]?.rate ?? 0 };
 }

@@ -33,6 +33,7 @@ import { issueLeaseToken, readLeaseToken } from '../security/lease-tokens';
 import { authorize } from '../security/scopes';
 import { withTransaction } from '../sql/tx';
 import { runKey, selectRun, toRunView, withAttempts } from './run-rows';
+import { tenantJobsSql, tenantSeq } from './job-page';
 
 const DEFAULT_LEASE_SECONDS = 60;
 /** How long a long-poll sleeps between tries when this process has no wake-up listener. */
@@ -302,12 +303,13 @@ const WORKERS_SEEN_HOURS = 24;
 export async function listPullQueues(deps: ServiceDeps, actor: Actor): Promise<{ data: PullQueueView[] }> {
   authorize(actor, 'runs:read');
   const tenantId = actor.tenantId;
+  const seq = await tenantSeq(deps.pool, tenantId);
   const [depths, targeted, claimed, workers] = await Promise.all([
     pullQueueDepths(deps.pool, tenantId),
     deps.pool.query<{ queue: string }>(
-      `SELECT DISTINCT target->>'queue' AS queue FROM jobs
-        WHERE tenant_id = $1 AND deleted_at IS NULL AND target->>'type' = 'pull'`,
-      [tenantId],
+      `SELECT DISTINCT j.target->>'queue' AS queue FROM jobs j
+        WHERE ${tenantJobsSql('$1').join(' AND ')} AND j.target->>'type' = 'pull'`,
+      [seq],
     ),
     deps.pool.query<{ queue: string; claimed: number }>(
       `SELECT j.target->>'queue' AS queue, count(*)::int AS claimed

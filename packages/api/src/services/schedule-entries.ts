@@ -15,14 +15,22 @@ export function nextRunAt(spec: ScheduleSpec, now: Date): Date | null {
   return spec.type === 'once' ? spec.runAt : nextFireTime(spec, now);
 }
 
+/**
+ * Sets the job's entry, creating it if need be. Called with the job's row locked (FOR UPDATE),
+ * so no other writer of this entry runs in between; the entry's uniqueness is an exclusion
+ * constraint over a hash index, which ON CONFLICT DO UPDATE cannot target.
+ */
 export async function putScheduleEntry(
   db: Queryable,
-  entry: { jobId: string; tenantId: string; partition: number; nextRunAt: Date },
+  entry: { jobId: string; partition: number; nextRunAt: Date },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO schedule_entries (job_id, tenant_id, partition, next_run_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (job_id) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, partition = EXCLUDED.partition`,
-    [entry.jobId, entry.tenantId, entry.partition, entry.nextRunAt],
+    `WITH changed AS (
+       UPDATE schedule_entries SET next_run_at = $3, partition = $2 WHERE job_id = $1 RETURNING 1
+     )
+     INSERT INTO schedule_entries (job_id, partition, next_run_at)
+     SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM changed)`,
+    [entry.jobId, entry.partition, entry.nextRunAt],
   );
 }
 

@@ -10,7 +10,7 @@ import type { Queryable } from './types';
 // A job is overdue now: an active job whose schedule entry, or a first attempt of a run, is
 // past its due time by more than the job's lateAfterSeconds.
 const OVERDUE_ENTRY = `
-  SELECT e.job_id, e.tenant_id, NULL::text AS run_id, e.next_run_at AS due
+  SELECT e.job_id, j.tenant_id, NULL::text AS run_id, e.next_run_at AS due
   FROM schedule_entries e
   JOIN jobs j ON j.id = e.job_id
   LEFT JOIN alert_policies p ON p.tenant_id = j.tenant_id

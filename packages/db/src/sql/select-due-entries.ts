@@ -42,13 +42,13 @@ export async function selectDueEntries(
   if (!partitions.length) return { entries: [], more: false };
   const perPartition = Math.max(1, Math.ceil(limit / partitions.length));
   const { rows } = await tx.query<DueEntry>(
-    `SELECT se.job_id, se.tenant_id, se.partition, se.next_run_at,
+    `SELECT se.job_id, j.tenant_id, se.partition, se.next_run_at,
             j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds, j.anchor_at,
             j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.target->>'type' AS target_type,
             j.target->>'queue' AS target_queue, now() AS db_now
      FROM unnest($1::int[]) AS p(partition)
      CROSS JOIN LATERAL (
-       SELECT s.job_id, s.tenant_id, s.partition, s.next_run_at
+       SELECT s.job_id, s.partition, s.next_run_at
        FROM schedule_entries s
        WHERE s.partition = p.partition
          AND s.next_run_at <= now() + make_interval(secs => $2::float8 / 1000)
