@@ -206,15 +206,18 @@ export class Scheduler {
           toQueue.map((r) => {
             const entry = entries.get(r.job_id) as DueEntry;
             const exclusive = entry.overlap_policy === 'skip';
+            const route = routeOf({ type: entry.target_type, queue: entry.target_queue }, r.tenant_id, r.priority);
+            // Claimable a little before it is due (its scheduled time plus the job's jitter
+            // offset), so an engine worker has the run in hand then (it waits for the due time
+            // before calling the target). Not for overlap-skip jobs (whether the previous run
+            // still runs is judged when the run is claimed), nor for pull queues: a tenant's
+            // worker starts a run the moment it claims it, so it may claim only what is due.
+            const ahead = !exclusive && route.lane !== 'pull';
             return {
               runId: r.id,
-              route: routeOf({ type: entry.target_type, queue: entry.target_queue }, r.tenant_id, r.priority),
+              route,
               scheduledTime: r.scheduled_time,
-              // Claimable a little before it is due (its scheduled time plus the job's jitter
-              // offset), so a worker has the run in hand then (it waits for the due time before
-              // calling the target). Not for overlap-skip jobs: whether the previous run still
-              // runs is judged when the run is claimed.
-              startAfter: exclusive ? r.due_at : new Date(r.due_at.getTime() - this.config.claimAheadMs),
+              startAfter: ahead ? new Date(r.due_at.getTime() - this.config.claimAheadMs) : r.due_at,
               overlapSkip: exclusive,
             };
           }),
