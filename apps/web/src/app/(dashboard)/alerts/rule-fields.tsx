@@ -1,0 +1,137 @@
+'use client';
+// The alert rules as form fields, shared by the tenant's default policy (Alerts page) and a
+// job's own settings (the job form): dead runs, failures in a row, late starts, recovery
+// notices. Also how a channel and a rule are put in words, for the job page.
+import { Checkbox } from '@/components/field';
+import { TextField } from '@/components/form-fields';
+
+export interface AlertRules {
+  onDead: boolean;
+  afterConsecutiveFailures: number | null;
+  lateAfterSeconds: number | null;
+  notifyRecovery: boolean;
+}
+
+/** The rules as the inputs hold them: numbers as text, '' = off. */
+export interface RulesDraft {
+  onDead: boolean;
+  failures: string;
+  late: string;
+  notifyRecovery: boolean;
+}
+
+export const DEFAULT_RULES: AlertRules = {
+  onDead: true,
+  afterConsecutiveFailures: null,
+  lateAfterSeconds: null,
+  notifyRecovery: true,
+};
+
+export function rulesDraft(rules: AlertRules): RulesDraft {
+  return {
+    onDead: rules.onDead,
+    failures: rules.afterConsecutiveFailures?.toString() ?? '',
+    late: rules.lateAfterSeconds?.toString() ?? '',
+    notifyRecovery: rules.notifyRecovery,
+  };
+}
+
+/** Text that is not a number goes as NaN (sent as null by JSON): check it first with `checkRules`. */
+export function rulesOf(draft: RulesDraft): AlertRules {
+  return {
+    onDead: draft.onDead,
+    afterConsecutiveFailures: draft.failures.trim() ? Number(draft.failures) : null,
+    lateAfterSeconds: draft.late.trim() ? Number(draft.late) : null,
+    notifyRecovery: draft.notifyRecovery,
+  };
+}
+
+const NUMBERS = [
+  {
+    key: 'failures',
+    path: 'afterConsecutiveFailures',
+    label: 'Open an incident after this many failures in a row',
+    hint: '1 to 100; empty = off',
+    min: 1,
+    max: 100,
+  },
+  {
+    key: 'late',
+    path: 'lateAfterSeconds',
+    label: 'Late after (seconds)',
+    hint: 'An occurrence not started this long after it was due opens a late incident; 5 to 86400; empty = off',
+    min: 5,
+    max: 86_400,
+  },
+] as const;
+
+/** Errors the form can tell before asking the server, at the API's paths under `prefix`. */
+export function checkRules(draft: RulesDraft, prefix = ''): { path: string; message: string }[] {
+  return NUMBERS.filter((n) => draft[n.key].trim() && !/^\s*\d+\s*$/.test(draft[n.key])).map((n) => ({
+    path: `${prefix}${n.path}`,
+    message: 'must be a whole number, or empty for off',
+  }));
+}
+
+export function AlertRuleFields({
+  draft,
+  set,
+  at = () => [],
+  prefix = '',
+}: {
+  draft: RulesDraft;
+  set: (patch: Partial<RulesDraft>) => void;
+  /** the errors at an API path */
+  at?: (path: string) => string[];
+  /** the API path the rules sit under ('alerts.' on a job) */
+  prefix?: string;
+}) {
+  return (
+    <div className="space-y-4">
+      <Checkbox
+        label="Open an incident when a run goes dead"
+        checked={draft.onDead}
+        onChange={(e) => set({ onDead: e.target.checked })}
+      />
+      {NUMBERS.map((n) => (
+        <TextField
+          key={n.key}
+          label={n.label}
+          hint={n.hint}
+          errors={at(`${prefix}${n.path}`)}
+          type="number"
+          min={n.min}
+          max={n.max}
+          value={draft[n.key]}
+          onChange={(e) => set({ [n.key]: e.target.value })}
+          fieldClassName="max-w-sm"
+        />
+      ))}
+      <Checkbox
+        label="Send a notice when an incident resolves"
+        checked={draft.notifyRecovery}
+        onChange={(e) => set({ notifyRecovery: e.target.checked })}
+      />
+    </div>
+  );
+}
+
+/** Where a channel sends, with its secrets as the API masks them. */
+export function channelTarget(c: { type: string; to?: string[]; url?: string | null; routingKey?: string }): string {
+  if (c.type === 'email') return (c.to ?? []).join(', ');
+  if (c.type === 'pagerduty') return `routing key ${c.routingKey ?? ''}`;
+  return c.url ?? '';
+}
+
+/** Each rule in words, for a definition list. */
+export function rulesInWords(rules: AlertRules): [string, string][] {
+  return [
+    ['Dead runs', rules.onDead ? 'Open an incident' : 'Ignored'],
+    [
+      'Failures in a row',
+      rules.afterConsecutiveFailures === null ? 'Off' : `Incident after ${rules.afterConsecutiveFailures}`,
+    ],
+    ['Late starts', rules.lateAfterSeconds === null ? 'Off' : `Incident when ${rules.lateAfterSeconds}s late`],
+    ['Recovery notice', rules.notifyRecovery ? 'Sent' : 'Not sent'],
+  ];
+}
