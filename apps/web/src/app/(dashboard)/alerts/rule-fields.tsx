@@ -124,14 +124,20 @@ export function channelTarget(c: { type: string; to?: string[]; url?: string | n
 }
 
 /** Each rule in words, for a definition list. */
-export function rulesInWords(rules: AlertRules): [string, string][] {
+export function rulesInWords(rules: AlertRules): { key: keyof AlertRules; label: string; value: string }[] {
+  const failures = rules.afterConsecutiveFailures;
   return [
-    ['Dead runs', rules.onDead ? 'Open an incident' : 'Ignored'],
-    [
-      'Failures in a row',
-      rules.afterConsecutiveFailures === null ? 'Off' : `Incident after ${rules.afterConsecutiveFailures}`,
-    ],
-    ['Late starts', rules.lateAfterSeconds === null ? 'Off' : `Incident when ${rules.lateAfterSeconds}s late`],
-    ['Recovery notice', rules.notifyRecovery ? 'Sent' : 'Not sent'],
+    { key: 'onDead', label: 'Dead runs', value: rules.onDead ? 'Open an incident' : 'Ignored' },
+    {
+      key: 'afterConsecutiveFailures',
+      label: 'Failures in a row',
+      value: failures === null ? 'Off' : `Incident after ${failures}`,
+    },
+    {
+      key: 'lateAfterSeconds',
+      label: 'Late starts',
+      value: rules.lateAfterSeconds === null ? 'Off' : `Incident when ${rules.lateAfterSeconds}s late`,
+    },
+    { key: 'notifyRecovery', label: 'Recovery notice', value: rules.notifyRecovery ? 'Sent' : 'Not sent' },
   ];
 }
