@@ -13,7 +13,8 @@ import { Table, TBody, Td, Th } from '@/components/table';
 import { useToast } from '@/components/toast';
 import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
 import { useTRPC } from '../../_lib/trpc';
-import { AlertRuleFields, type AlertRules, channelTarget, rulesDraft, rulesOf } from './rule-fields';
+import { AlertRuleFields } from './rule-fields';
+import { type AlertRules, channelTarget, rulesDraft, rulesOf } from './rules';
 
 type ChannelType = 'email' | 'slack' | 'webhook' | 'pagerduty';
 

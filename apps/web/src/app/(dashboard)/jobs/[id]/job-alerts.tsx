@@ -10,7 +10,7 @@ import { Card, DefinitionList } from '@/components/card';
 import { QueryState } from '@/components/query-state';
 import { formatLocal, relative } from '../../../_lib/time';
 import { type Outputs, useTRPC } from '../../../_lib/trpc';
-import { channelTarget, rulesInWords } from '../../alerts/rule-fields';
+import { channelTarget, rulesInWords } from '../../alerts/rules';
 import { INCIDENT_KIND_TEXT } from '../../incidents/kinds';
 
 type JobAlertsView = Outputs['alerts']['forJob'];
