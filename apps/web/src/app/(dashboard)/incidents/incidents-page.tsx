@@ -1,7 +1,8 @@
 'use client';
 // Incidents: open and resolved, newest first, each with the timeline of its notifications
 // (which channel, opened or resolved, sent or failed, after how many attempts). `?job=<id>`
-// shows one job's (a job's page links here); each incident is an anchor (#<incident id>).
+// shows one job's (a job's page links here); `?id=<incident id>` (the link in every
+// notification) scrolls to that incident and marks it.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
@@ -15,18 +16,19 @@ import { INCIDENT_KIND_TEXT } from './kinds';
 
 export function IncidentsPage() {
   const trpc = useTRPC();
-  const jobId = useSearchParams().get('job') ?? '';
+  const params = useSearchParams();
+  const jobId = params.get('job') ?? '';
+  const focusId = params.get('id') ?? '';
   const [status, setStatus] = useState<'' | 'open' | 'resolved'>('');
   const incidents = useQuery({
     ...trpc.alerts.incidents.queryOptions({ ...(status ? { status } : {}), ...(jobId ? { jobId } : {}), limit: 100 }),
     refetchInterval: 10_000,
   });
-  // The anchor a job's page links to exists only once the list has loaded.
+  // The incident a link points at exists only once the list has loaded.
   const loaded = incidents.isSuccess;
   useEffect(() => {
-    const target = loaded && window.location.hash ? document.getElementById(window.location.hash.slice(1)) : null;
-    target?.scrollIntoView({ block: 'start' });
-  }, [loaded]);
+    if (loaded && focusId) document.getElementById(focusId)?.scrollIntoView({ block: 'start' });
+  }, [loaded, focusId]);
   return (
     <>
       <PageHeader title="Incidents" description="Dead, failing and late jobs, and who was told." />
@@ -51,7 +53,12 @@ export function IncidentsPage() {
         {(page) => (
           <ul className="space-y-4" aria-label="Incidents">
             {page.data.map((i) => (
-              <li key={i.id} id={i.id} className="scroll-mt-4">
+              <li
+                key={i.id}
+                id={i.id}
+                aria-current={i.id === focusId ? 'true' : undefined}
+                className={`scroll-mt-4 rounded-lg ${i.id === focusId ? 'ring-2 ring-indigo-500' : ''}`}
+              >
                 <Card
                   title={
                     <span className="flex items-center gap-2">

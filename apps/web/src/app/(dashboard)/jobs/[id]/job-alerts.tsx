@@ -37,7 +37,7 @@ export function JobIncidents({ jobId, now }: { jobId: string; now: number }) {
                 the run
               </Link>
             ) : null}
-            <Link href={`/incidents?job=${jobId}#${i.id}`} className="underline">
+            <Link href={`/incidents?job=${jobId}&id=${i.id}`} className="underline">
               Notifications and timeline
             </Link>
           </li>
