@@ -97,27 +97,28 @@ export function JobAlertSettings({ jobId, canWrite }: { jobId: string; canWrite:
   const channels = useQuery(trpc.alerts.channels.queryOptions());
   const own = view.data?.own;
   return (
-    <Card
-      title="Alerts"
-      className="mt-6"
-      description={
-        own ? (
-          'This job has alert settings of its own; what it does not set follows the tenant policy.'
-        ) : (
-          <>
-            This job follows the tenant policy (<Link href="/alerts">Alerts</Link>).
-          </>
-        )
-      }
-      actions={
-        canWrite ? (
-          <ButtonLink size="sm" href={`/jobs/${jobId}/edit#alerts`}>
-            Edit alert settings
-          </ButtonLink>
-        ) : null
-      }
-    >
-      <QueryState query={view}>{(data) => <Settings view={data} channels={channels.data?.data} />}</QueryState>
-    </Card>
+    <section aria-label="Alert settings" className="mt-6">
+      <Card
+        title="Alerts"
+        description={
+          own ? (
+            'This job has alert settings of its own; what it does not set follows the tenant policy.'
+          ) : (
+            <>
+              This job follows the tenant policy (<Link href="/alerts">Alerts</Link>).
+            </>
+          )
+        }
+        actions={
+          canWrite ? (
+            <ButtonLink size="sm" href={`/jobs/${jobId}/edit#alerts`}>
+              Edit alert settings
+            </ButtonLink>
+          ) : null
+        }
+      >
+        <QueryState query={view}>{(data) => <Settings view={data} channels={channels.data?.data} />}</QueryState>
+      </Card>
+    </section>
   );
 }
