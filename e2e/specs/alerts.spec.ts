@@ -1,5 +1,6 @@
 // Alerts as a person sets them up: add a webhook channel, send a test (it arrives, signed),
-// set the default policy, and look at the (empty) incidents page.
+// set the default policy, look at the (empty) incidents page, and delete the channel (after
+// confirming).
 import { expect, test } from '@playwright/test';
 import { newAccount, signIn, signUpViaApi } from '../support/account';
 import { startTarget } from '../support/target';
@@ -42,6 +43,11 @@ test('add an alert channel, send a test, set the policy, see incidents', async (
 
     await page.getByRole('link', { name: 'Alerts' }).click();
     await page.getByRole('row').filter({ hasText: 'webhook' }).getByRole('button', { name: 'Delete' }).click();
+    // Deleting asks first, saying where notifications stop going.
+    const confirm = page.getByRole('dialog', { name: 'Delete this webhook channel?' });
+    await expect(confirm).toContainText('/alerts?***');
+    await confirm.getByRole('button', { name: 'Delete channel' }).click();
+    await expect(page.getByText('Channel deleted')).toBeVisible();
     await expect(page.getByText('No alert channels yet')).toBeVisible();
   } finally {
     await receiver.close();
