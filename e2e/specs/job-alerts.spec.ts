@@ -77,9 +77,11 @@ test('a dead run opens an incident the job page shows; the job’s alert setting
   await expect(marked).toContainText('A run went dead: e2e alerting job');
   await expect(marked.getByRole('list', { name: 'Notifications' })).toContainText('sent');
 
-  // Settings of its own, in the edit form: numbers are checked before sending.
+  // Settings of its own, in the edit form: numbers are checked before sending. (The job's
+  // own Edit link is still the only link named exactly that.)
   await page.goto(jobUrl);
-  await page.getByRole('link', { name: 'Edit alert settings' }).click();
+  await expect(page.getByRole('link', { name: 'Edit', exact: true })).toHaveCount(1);
+  await page.getByRole('link', { name: 'Change alert settings' }).click();
   await page.getByRole('radio', { name: /Settings of its own/ }).check();
   await page.getByLabel('Open an incident when a run goes dead').uncheck();
   const failures = page.getByLabel('Open an incident after this many failures in a row');
@@ -107,7 +109,7 @@ test('a dead run opens an incident the job page shows; the job’s alert setting
   await expect(page.getByRole('region', { name: 'Open incidents' })).toHaveCount(0);
 
   // Back to the tenant policy.
-  await page.getByRole('link', { name: 'Edit alert settings' }).click();
+  await page.getByRole('link', { name: 'Change alert settings' }).click();
   await expect(page.getByLabel('Open an incident after this many failures in a row')).toHaveValue('3');
   await page.getByRole('radio', { name: /Tenant policy/ }).check();
   await page.getByRole('button', { name: 'Save changes' }).click();

@@ -81,10 +81,10 @@ function Settings({ view, channels }: { view: JobAlertsView; channels: Channel[]
         ]),
         [
           'Channels',
-          <span key="v">
+          <div key="v">
             {channelsInWords(view.effective.channels, channels)}
             <SourceTag source={view.source.channels} />
-          </span>,
+          </div>,
         ],
       ]}
     />
@@ -112,7 +112,7 @@ export function JobAlertSettings({ jobId, canWrite }: { jobId: string; canWrite:
         actions={
           canWrite ? (
             <ButtonLink size="sm" href={`/jobs/${jobId}/edit#alerts`}>
-              Edit alert settings
+              Change alert settings
             </ButtonLink>
           ) : null
         }
