@@ -14,12 +14,14 @@ export interface BenchArgs {
     fairHang: number;
     /** handlers scenario: due runs per target kind */
     handlers: number;
+    /** pull scenario: due runs completed through the REST API */
+    pull: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
     /** jitterSeconds of the herd-jitter scenario's jobs */
     herdJitter: number;
   };
-  /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats); undefined = every one */
+  /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats,pull); undefined = every one */
   handlerKinds: string[] | undefined;
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -79,6 +81,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       handlers: numberArg('handlers', base.handlers),
+      pull: numberArg('pull', 20_000),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
     },

@@ -1,7 +1,7 @@
 // What every domain service is given: explicit dependencies, no globals.
 import type { ChannelSender } from '@belfry/alerts';
 import type { Keyring } from '@belfry/core';
-import type { PrismaClient, QueueClient } from '@belfry/db';
+import type { PrismaClient, PullWakeups, QueueClient } from '@belfry/db';
 import type pg from 'pg';
 
 export interface Logger {
@@ -28,6 +28,8 @@ export interface ServiceDeps {
   queue: QueueClient;
   /** sends alert channels' test notifications; without one, "send test" answers not delivered */
   alertSender?: ChannelSender;
+  /** wakes long-polling pull-queue claims (LISTEN); without it they poll every second */
+  pullWakeups?: PullWakeups;
 }
 
 /** Who is acting, for authorisation and the audit log. */

@@ -20,6 +20,8 @@ export * from './services/target-secrets';
 export * from './services/alert-channels';
 export * from './services/alert-policy';
 export * from './services/incidents';
+export * from './services/pull-queues';
+export * from './schemas/pull';
 export * from './schemas/common';
 export * from './schemas/job-input';
 export * from './schemas/queries';

@@ -9,8 +9,10 @@ import { CliError, UsageError, type FieldHints } from './errors';
  * The body `jobs create` sends: a JobCreate as far as flags and file go. A file may leave
  * fields out or add unknown ones; the server's validation is what reports them.
  */
+type HttpTargetInput = Extract<TargetInput, { type?: 'http' }>;
+
 export type JobCreateBody = Partial<Omit<JobCreate, 'target'>> & {
-  target?: Partial<TargetInput>;
+  target?: Partial<HttpTargetInput> | Partial<TargetInput>;
   [field: string]: unknown;
 };
 
@@ -25,6 +27,8 @@ export interface JobCreateFlags {
   /** the target kind; default from the --url scheme (amqp(s):// → amqp, nats:// or tls:// → nats, else http) */
   type?: string;
   url?: string;
+  /** a pull target's queue, instead of --url */
+  queue?: string;
   method?: string;
   header?: Record<string, string>;
   /** amqp: the exchange ("" = the default exchange) */
@@ -61,6 +65,7 @@ export const JOB_FIELD_HINTS: FieldHints = {
   'target.routingKey': '--routing-key',
   'target.persistent': '--transient',
   'target.subject': '--subject',
+  'target.queue': '--queue',
   payload: '--payload',
   'retry.maxAttempts': '--max-attempts',
   timeoutSeconds: '--timeout',
@@ -117,14 +122,14 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
     const missing = [
       body.name === undefined ? '--name' : null,
       body.schedule === undefined ? 'a schedule (--cron, --every or --at)' : null,
-      body.target === undefined ? '--url' : null,
+      body.target === undefined ? '--url or --queue' : null,
     ].filter((m): m is string => m !== null);
     if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
   }
   return body;
 }
 
-/** The kind a URL's scheme implies: amqp(s):// → amqp, nats:// or tls:// → nats, else http. */
+/** The kind a URL's scheme implies (a pull target has no URL: --queue tells it): amqp(s):// → amqp, nats:// or tls:// → nats, else http. */
 export function kindOfUrl(url: string): 'http' | 'amqp' | 'nats' {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'amqp' || scheme === 'amqps') return 'amqp';
@@ -141,13 +146,17 @@ const TARGET_FLAGS: Array<[keyof JobCreateFlags, string]> = [
   ['routingKey', '--routing-key'],
   ['transient', '--transient'],
   ['subject', '--subject'],
+  ['queue', '--queue'],
 ];
 /** Flags that only one kind takes. */
 const KIND_FLAGS: Record<string, Array<keyof JobCreateFlags>> = {
   http: ['method'],
   amqp: ['exchange', 'routingKey', 'transient'],
   nats: ['subject'],
+  pull: ['queue'],
 };
+/** Flags a pull target (which has no URL and no headers) refuses, beside the other kinds' own. */
+const NOT_PULL_FLAGS: Array<keyof JobCreateFlags> = ['url', 'header'];
 
 /** The target the flags describe, merged over the file's; undefined when no target flag is given. */
 function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody['target'] | undefined {
@@ -155,6 +164,7 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
   const current: Record<string, unknown> = isObject(fileTarget) ? fileTarget : {};
   const type =
     flags.type ??
+    (flags.queue !== undefined ? 'pull' : undefined) ??
     (typeof current.type === 'string' ? current.type : undefined) ??
     kindOfUrl(flags.url ?? String(current.url ?? ''));
   for (const [kind, names] of Object.entries(KIND_FLAGS)) {
@@ -165,6 +175,19 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
         throw new UsageError(`${flag} applies only to ${kind} targets (this target is ${type})`);
       }
     }
+  }
+  if (type === 'pull') {
+    const given = TARGET_FLAGS.filter(([name]) => NOT_PULL_FLAGS.includes(name) && flags[name] !== undefined);
+    if (given.length > 0) {
+      throw new UsageError(
+        `--queue (a pull target) cannot be combined with ${joinList(given.map(([, flag]) => flag))}`,
+      );
+    }
+    // A file's target of another kind has nothing a pull target keeps.
+    return {
+      type: 'pull',
+      queue: flags.queue ?? (current.type === 'pull' ? current.queue : undefined),
+    } as JobCreateBody['target'];
   }
   const currentHeaders = isObject(current.headers) ? current.headers : {};
   const target: Record<string, unknown> = { ...current, type };

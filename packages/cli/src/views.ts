@@ -57,13 +57,15 @@ export function describeTarget(target: Job['target']): string {
       return `amqp ${target.url} exchange ${JSON.stringify(target.exchange)} routing key ${JSON.stringify(target.routingKey)}${target.persistent ? '' : ' (transient)'}`;
     case 'nats':
       return `nats ${target.url} subject ${target.subject}`;
+    case 'pull':
+      return `pull queue ${target.queue}`;
     default:
       return (target as { type: string }).type;
   }
 }
 
 export function jobDetail(job: Job, now: Date): string {
-  const headers = Object.entries(job.target.headers ?? {});
+  const headers = Object.entries(('headers' in job.target && job.target.headers) || {});
   const { retry } = job;
   return keyValues([
     ['id', job.id],

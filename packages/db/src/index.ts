@@ -29,3 +29,5 @@ export * from './sql/alert-notifications';
 export * from './sql/record-alert-outcomes';
 export * from './sql/alert-outbox';
 export * from './sql/late-incidents';
+export * from './sql/claim-pull-runs';
+export * from './sql/pull-leases';

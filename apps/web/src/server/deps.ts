@@ -5,7 +5,7 @@
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
-import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
+import { createPool, createPrisma, createQueueClient, localSecret, PullWakeups, resolveDatabase } from '@belfry/db';
 import { webEnv } from './env';
 import { log } from './log';
 
@@ -54,7 +54,13 @@ async function buildDeps(): Promise<ServiceDeps> {
       smtpUrl: env.BELFRY_SMTP_URL,
       smtpFrom: env.BELFRY_SMTP_FROM,
     });
-    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender };
+    // Long-polling pull-queue claims wake on NOTIFY; LISTEN needs a session: the direct URL.
+    const pullWakeups = new PullWakeups({
+      url: target.directUrl,
+      onError: (err) => log.warn({ err }, 'pull-queue wake listener error'),
+    });
+    await pullWakeups.start().catch((err: unknown) => log.warn({ err }, 'pull-queue wake listener not started'));
+    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender, pullWakeups };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

@@ -96,11 +96,13 @@ export function jobsCommand(ctx: Context): Command {
     )
     .option(
       '--type <kind>',
-      'target kind: http, amqp or nats (default: from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
+      'target kind: http, amqp, nats or pull (default: --queue → pull, else from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
     )
-    .option(
-      '--url <url>',
-      'target URL: http(s):// webhook, amqp(s)://user:pass@host/vhost broker or nats://user:pass@host',
+    .addOption(
+      new Option(
+        '--url <url>',
+        'target URL: http(s):// webhook, amqp(s)://user:pass@host/vhost broker or nats://user:pass@host',
+      ).conflicts('queue'),
     )
     .option('--method <method>', 'http: HTTP method (default POST)')
     .option('--header <name:value>', 'request or message header; repeat for more', parseWith(parseHeader))
@@ -108,6 +110,12 @@ export function jobsCommand(ctx: Context): Command {
     .option('--routing-key <key>', 'amqp: the routing key (default "")')
     .option('--transient', 'amqp: publish non-persistent messages (default persistent)')
     .option('--subject <subject>', 'nats: the JetStream subject to publish to')
+    .addOption(
+      new Option(
+        '--queue <name>',
+        'pull queue instead of a webhook: your workers claim the runs (belfry worker)',
+      ).conflicts(['url', 'method', 'header']),
+    )
     .addOption(
       new Option('--payload <json>', 'JSON body sent to the target')
         .argParser(parseWith((v) => parseJson(v, '--payload')))
