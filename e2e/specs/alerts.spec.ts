@@ -38,7 +38,7 @@ test('add an alert channel, send a test, set the policy, see incidents', async (
     await expect(page.getByLabel('Late after (seconds)')).toHaveValue('120');
 
     await page.getByRole('link', { name: 'Incidents' }).click();
-    await expect(page.getByRole('heading', { name: 'Incidents' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Incidents', exact: true })).toBeVisible();
     await expect(page.getByText('No incidents')).toBeVisible();
 
     await page.getByRole('link', { name: 'Alerts' }).click();

@@ -70,7 +70,7 @@ test('a dead run opens an incident the job page shows; the job’s alert setting
 
   // The link leads to the incident and its notifications, on this job's incidents.
   await incidents.getByRole('link', { name: 'Notifications and timeline' }).click();
-  await expect(page.getByRole('heading', { name: 'Incidents' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Incidents', exact: true })).toBeVisible();
   await expect(page.getByText(/Showing the incidents of job/)).toBeVisible();
   const marked = page.locator(`li[id="${incidentId}"]`);
   await expect(marked).toHaveAttribute('aria-current', 'true');
