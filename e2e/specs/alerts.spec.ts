@@ -1,5 +1,6 @@
 // Alerts as a person sets them up: add a webhook channel, send a test (it arrives, signed),
-// set the default policy, and look at the (empty) incidents page.
+// set the default policy, look at the (empty) incidents page, and delete the channel (after
+// confirming).
 import { expect, test } from '@playwright/test';
 import { newAccount, signIn, signUpViaApi } from '../support/account';
 import { startTarget } from '../support/target';
@@ -37,11 +38,16 @@ test('add an alert channel, send a test, set the policy, see incidents', async (
     await expect(page.getByLabel('Late after (seconds)')).toHaveValue('120');
 
     await page.getByRole('link', { name: 'Incidents' }).click();
-    await expect(page.getByRole('heading', { name: 'Incidents' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Incidents', exact: true })).toBeVisible();
     await expect(page.getByText('No incidents')).toBeVisible();
 
     await page.getByRole('link', { name: 'Alerts' }).click();
     await page.getByRole('row').filter({ hasText: 'webhook' }).getByRole('button', { name: 'Delete' }).click();
+    // Deleting asks first, saying where notifications stop going.
+    const confirm = page.getByRole('dialog', { name: 'Delete this webhook channel?' });
+    await expect(confirm).toContainText('/alerts?***');
+    await confirm.getByRole('button', { name: 'Delete channel' }).click();
+    await expect(page.getByText('Channel deleted')).toBeVisible();
     await expect(page.getByText('No alert channels yet')).toBeVisible();
   } finally {
     await receiver.close();

@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from '
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { ALERT_CHANNEL_PURPOSE, Keyring, newId } from '@belfry/core';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { childEnv, testEnv } from '../../../test/env';
@@ -476,6 +478,21 @@ describe('admin rotate-encryption-key', () => {
     const oldKey = { DATABASE_URL: db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL };
     const created = await belfry(['admin', 'create-tenant', '--name', 'rotating', '--json'], { env: oldKey });
     expect(created.code, created.stderr).toBe(0);
+    // an alert channel, sealed under the old key as the API seals it
+    const { tenantId } = JSON.parse(created.stdout) as { tenantId: string };
+    const config = JSON.stringify({ type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/secret' });
+    const sealed = Keyring.from(ENCRYPTION_KEY_MATERIAL).seal(config, { tenantId, purpose: ALERT_CHANNEL_PURPOSE });
+    const pgc = new pg.Client({ connectionString: db.url });
+    await pgc.connect();
+    try {
+      await pgc.query(`INSERT INTO alert_channels (id, tenant_id, type, sealed) VALUES ($1, $2, 'slack', $3)`, [
+        newId('ach'),
+        tenantId,
+        sealed,
+      ]);
+    } finally {
+      await pgc.end();
+    }
 
     const rotating = {
       DATABASE_URL: db.url,
@@ -487,12 +504,14 @@ describe('admin rotate-encryption-key', () => {
     const report = JSON.parse(r.stdout);
     expect(report.keyId).toMatch(/^[0-9a-f]{8}$/);
     expect(report.signingSecrets).toEqual({ resealed: 1, current: 0, failed: 0 });
+    expect(report.alertChannels).toEqual({ resealed: 1, current: 0, failed: 0 });
 
     const newOnly = await belfry(['admin', 'rotate-encryption-key'], {
       env: { DATABASE_URL: db.url, BELFRY_ENCRYPTION_KEY: NEW_KEY },
     });
     expect(newOnly.code, newOnly.stderr).toBe(0);
     expect(newOnly.stdout).toMatch(/Signing secrets: 0 re-sealed, 1 already current/);
+    expect(newOnly.stdout).toMatch(/Alert channels: 0 re-sealed, 1 already current/);
     expect(newOnly.stdout).toMatch(/older keys may now be removed/);
 
     // with the key that sealed them gone, nothing opens: said so, exit 1
@@ -500,8 +519,9 @@ describe('admin rotate-encryption-key', () => {
       env: { DATABASE_URL: db.url, BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') },
     });
     expect(stranger.code).toBe(1);
-    expect(stranger.stdout).toMatch(/1 do not open/);
-    expect(stranger.stderr).toMatch(/could not be opened with the configured keys/);
+    expect(stranger.stdout).toMatch(/Signing secrets: .*1 do not open/);
+    expect(stranger.stdout).toMatch(/Alert channels: .*1 do not open/);
+    expect(stranger.stderr).toMatch(/2 secret\(s\) could not be opened with the configured keys/);
   }, 240_000); // four CLI processes, each migrating and deriving keys
 });
 

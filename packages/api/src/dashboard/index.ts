@@ -11,3 +11,4 @@ export type { ClusterOverview, EngineNodeView, QueueDepth, LagSummary } from './
 export type { MemberView } from './members';
 export type { InvitationView, InvitationPreview } from './invitations';
 export type { PreviewTime } from './preview';
+export type { JobAlertsView, AlertSettingKey } from './job-alerts';

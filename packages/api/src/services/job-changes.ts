@@ -11,7 +11,7 @@ import type { JobView } from '../schemas/resources';
 import { parseInput } from '../schemas/validate';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
-import { setJobAlerts } from './alerts';
+import { setJobAlerts } from './alert-policy';
 import { auditSql } from './audit';
 import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';

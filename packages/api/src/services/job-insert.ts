@@ -6,7 +6,7 @@ import { newId, partitionOf, runsPerMinute } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
 import type { Queryable } from '../sql/tx';
-import { assertChannelsExist, jobAlertsValue } from './alerts';
+import { assertChannelsExist, jobAlertsValue } from './alert-policy';
 import { specOf } from './job-rows';
 import { checkJobQuota } from './limits';
 import { nextRunAt } from './schedule-entries';

@@ -1,10 +1,11 @@
 // Re-sealing every secret at rest under the keyring's current key (`belfry admin
-// rotate-encryption-key`): run it with the new key as BELFRY_ENCRYPTION_KEY and the old one in
+// rotate-encryption-key`): signing secrets, job targets' write-only fields and alert channel
+// configurations. Run it with the new key as BELFRY_ENCRYPTION_KEY and the old one in
 // BELFRY_DECRYPTION_KEYS; afterwards the old key can be dropped. It also upgrades what older
 // releases wrote: the legacy envelope format, and targets whose write-only fields were stored
 // in the clear. Batched, each batch in its own transaction under row locks, so it runs beside
 // live traffic; idempotent, so an interrupted run is simply started again.
-import { SIGNING_SECRET_PURPOSE } from '@belfry/core';
+import { ALERT_CHANNEL_PURPOSE, SIGNING_SECRET_PURPOSE } from '@belfry/core';
 import { revealTarget, sealTarget, type StoredTarget } from '@belfry/handlers/schemas';
 import type { ServiceDeps } from '../context';
 import { type Queryable, withTransaction } from '../sql/tx';
@@ -22,6 +23,7 @@ export interface RotationReport {
   keyId: string;
   signingSecrets: RotationCount;
   targets: RotationCount;
+  alertChannels: RotationCount;
 }
 
 const DEFAULT_BATCH = 200;
@@ -37,6 +39,7 @@ export async function rotateEncryptionKey(
     keyId: deps.keyring.currentKeyId,
     signingSecrets: await rotateSigningSecrets(deps, batch),
     targets: await rotateTargets(deps, batch),
+    alertChannels: await rotateAlertChannels(deps, batch),
   };
 }
 
@@ -124,6 +127,42 @@ async function rotateTargets(deps: Pick<ServiceDeps, 'pool' | 'keyring' | 'log'>
           deps.log.warn(
             { jobId: row.id, err: (err as Error).message },
             `the target secrets of job ${row.id} do not open`,
+          );
+        }
+      }
+      after = rows.at(-1)?.id ?? after;
+      return rows.length < batch;
+    });
+    if (done) return count;
+  }
+}
+
+async function rotateAlertChannels(deps: Pick<ServiceDeps, 'pool' | 'keyring' | 'log'>, batch: number) {
+  const count = emptyCount();
+  const { keyring } = deps;
+  let after = '';
+  for (;;) {
+    const done = await withTransaction(deps.pool, async (db: Queryable) => {
+      const { rows } = await db.query<{ id: string; tenant_id: string; sealed: Buffer }>(
+        `SELECT id, tenant_id, sealed FROM alert_channels
+          WHERE id > $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE`,
+        [after, batch],
+      );
+      for (const row of rows) {
+        if (keyring.isCurrent(row.sealed)) {
+          count.current++;
+          continue;
+        }
+        const context = { tenantId: row.tenant_id, purpose: ALERT_CHANNEL_PURPOSE };
+        try {
+          const resealed = keyring.seal(keyring.open(row.sealed, context), context);
+          await db.query('UPDATE alert_channels SET sealed = $2 WHERE id = $1', [row.id, resealed]);
+          count.resealed++;
+        } catch (err) {
+          count.failed++;
+          deps.log.warn(
+            { tenantId: row.tenant_id, channelId: row.id, err: (err as Error).message },
+            `the configuration of alert channel ${row.id} does not open`,
           );
         }
       }

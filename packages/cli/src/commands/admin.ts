@@ -127,7 +127,7 @@ export function adminCommand(ctx: Context): Command {
     .option('--json', 'print the counts as JSON')
     .action(async (flags: { json?: boolean }) => {
       const report = await withDatabase(ctx, (deps, api) => api.rotateEncryptionKey(deps));
-      const failed = report.signingSecrets.failed + report.targets.failed;
+      const failed = report.signingSecrets.failed + report.targets.failed + report.alertChannels.failed;
       if (flags.json) ctx.io.out(`${json(report)}\n`);
       else {
         const line = (what: string, c: typeof report.targets) =>
@@ -137,6 +137,7 @@ export function adminCommand(ctx: Context): Command {
             `Current key: ${report.keyId}`,
             line('Signing secrets', report.signingSecrets),
             line('Job targets', report.targets),
+            line('Alert channels', report.alertChannels),
             failed
               ? 'Some secrets open with no configured key: add the key that sealed them to BELFRY_DECRYPTION_KEYS and run this again.'
               : 'Every secret is sealed under the current key; older keys may now be removed from BELFRY_DECRYPTION_KEYS.',

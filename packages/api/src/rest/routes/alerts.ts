@@ -1,4 +1,4 @@
-// /api/v1/alert-channels, /alert-policy and /incidents: thin handlers over the alerts service.
+// /api/v1/alert-channels, /alert-policy and /incidents: thin handlers over the alerts services.
 import { z } from 'zod';
 import {
   AlertChannel,
@@ -15,13 +15,12 @@ import {
   createChannel,
   deleteChannel,
   getChannel,
-  getPolicy,
   listChannels,
-  listIncidents,
-  putPolicy,
   testChannel,
   updateChannel,
-} from '../../services/alerts';
+} from '../../services/alert-channels';
+import { getPolicy, putPolicy } from '../../services/alert-policy';
+import { listIncidents } from '../../services/incidents';
 import { json, noContent } from '../response';
 import { route } from '../route';
 

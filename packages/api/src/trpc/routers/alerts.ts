@@ -1,16 +1,13 @@
-// Alerts for the dashboard: channels (create, delete, send test), the tenant policy and
-// incidents, over the same services as the REST API.
+// Alerts for the dashboard: channels (create, delete, send test), the tenant policy,
+// incidents, and one job's alerting (its settings in effect and open incidents), over the
+// same services as the REST API.
 import { z } from 'zod';
+import { jobAlerts } from '../../dashboard/job-alerts';
 import { AlertChannelInput, AlertPolicyInput, IncidentsQuery } from '../../schemas/alerts';
-import {
-  createChannel,
-  deleteChannel,
-  getPolicy,
-  listChannels,
-  listIncidents,
-  putPolicy,
-  testChannel,
-} from '../../services/alerts';
+import { JobIdInput } from '../../schemas/common';
+import { createChannel, deleteChannel, listChannels, testChannel } from '../../services/alert-channels';
+import { getPolicy, putPolicy } from '../../services/alert-policy';
+import { listIncidents } from '../../services/incidents';
 import { router, tenantProcedure } from '../init';
 
 const ById = z.strictObject({ id: z.string().min(1).max(100) });
@@ -36,4 +33,7 @@ export const alertsRouter = router({
       }),
     )
     .query(({ ctx, input }) => listIncidents(ctx.deps, ctx.actor, input)),
+  forJob: tenantProcedure
+    .input(z.strictObject({ jobId: JobIdInput }))
+    .query(({ ctx, input }) => jobAlerts(ctx.deps, ctx.actor, input.jobId)),
 });

@@ -6,14 +6,15 @@ import { type FormEvent, useState } from 'react';
 import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
 import { Card, PageHeader } from '@/components/card';
-import { Checkbox } from '@/components/field';
-import { Empty, ErrorState } from '@/components/empty';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { SelectField, TextField } from '@/components/form-fields';
-import { Loading } from '@/components/spinner';
+import { QueryState } from '@/components/query-state';
 import { Table, TBody, Td, Th } from '@/components/table';
 import { useToast } from '@/components/toast';
-import { errorMessage } from '../../_lib/errors';
+import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
 import { useTRPC } from '../../_lib/trpc';
+import { AlertRuleFields } from './rule-fields';
+import { type AlertRules, channelTarget, rulesDraft, rulesOf } from './rules';
 
 type ChannelType = 'email' | 'slack' | 'webhook' | 'pagerduty';
 
@@ -32,12 +33,6 @@ export function AlertsPage() {
   );
 }
 
-function where(c: { type: string; to?: string[]; url?: string | null; routingKey?: string }): string {
-  if (c.type === 'email') return (c.to ?? []).join(', ');
-  if (c.type === 'pagerduty') return `routing key ${c.routingKey ?? ''}`;
-  return c.url ?? '';
-}
-
 function Channels() {
   const trpc = useTRPC();
   const toast = useToast();
@@ -45,6 +40,7 @@ function Channels() {
   const channels = useQuery(trpc.alerts.channels.queryOptions());
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.alerts.channels.queryKey() });
   const [results, setResults] = useState<Record<string, string>>({});
+  const [deleting, setDeleting] = useState<{ id: string; type: string; target: string } | null>(null);
   const test = useMutation(
     trpc.alerts.testChannel.mutationOptions({
       onSuccess: (r, input) =>
@@ -56,6 +52,7 @@ function Channels() {
     trpc.alerts.deleteChannel.mutationOptions({
       onSuccess: () => {
         toast('Channel deleted');
+        setDeleting(null);
         void refresh();
       },
       onError: (err) => toast(errorMessage(err), 'error'),
@@ -67,52 +64,69 @@ function Channels() {
       description="Secrets (a Slack URL, a webhook URL's query, a PagerDuty key) are write-only."
       padded={false}
     >
-      {channels.isPending ? (
-        <Loading />
-      ) : channels.isError ? (
-        <ErrorState error={errorMessage(channels.error)} retry={() => void channels.refetch()} />
-      ) : channels.data.data.length === 0 ? (
-        <Empty title="No alert channels yet">Add one below: e-mail, Slack, a signed webhook or PagerDuty.</Empty>
-      ) : (
-        <Table label="Alert channels">
-          <thead>
-            <tr>
-              <Th>Type</Th>
-              <Th>Where</Th>
-              <Th>Test</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
-            </tr>
-          </thead>
-          <TBody>
-            {channels.data.data.map((c) => (
-              <tr key={c.id}>
-                <Td>
-                  <Badge tone="indigo">{c.type}</Badge>
-                </Td>
-                <Td className="font-mono text-xs">{where(c)}</Td>
-                <Td>{results[c.id] ?? ''}</Td>
-                <Td className="text-right whitespace-nowrap">
-                  <Button
-                    size="sm"
-                    busy={test.isPending && test.variables?.id === c.id}
-                    onClick={() => test.mutate({ id: c.id })}
-                  >
-                    Send test
-                  </Button>{' '}
-                  <Button size="sm" variant="ghost" onClick={() => remove.mutate({ id: c.id })}>
-                    Delete
-                  </Button>
-                </Td>
+      <QueryState
+        query={channels}
+        isEmpty={(list) => list.data.length === 0}
+        empty={{
+          title: 'No alert channels yet',
+          text: 'Add one below: e-mail, Slack, a signed webhook or PagerDuty.',
+        }}
+      >
+        {(list) => (
+          <Table label="Alert channels">
+            <thead>
+              <tr>
+                <Th>Type</Th>
+                <Th>Where</Th>
+                <Th>Test</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
               </tr>
-            ))}
-          </TBody>
-        </Table>
-      )}
+            </thead>
+            <TBody>
+              {list.data.map((c) => (
+                <tr key={c.id}>
+                  <Td>
+                    <Badge tone="indigo">{c.type}</Badge>
+                  </Td>
+                  <Td className="font-mono text-xs">{channelTarget(c)}</Td>
+                  <Td>{results[c.id] ?? ''}</Td>
+                  <Td className="text-right whitespace-nowrap">
+                    <Button
+                      size="sm"
+                      busy={test.isPending && test.variables?.id === c.id}
+                      onClick={() => test.mutate({ id: c.id })}
+                    >
+                      Send test
+                    </Button>{' '}
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      className="text-rose-700 hover:bg-rose-50"
+                      onClick={() => setDeleting({ id: c.id, type: c.type, target: channelTarget(c) })}
+                    >
+                      Delete
+                    </Button>
+                  </Td>
+                </tr>
+              ))}
+            </TBody>
+          </Table>
+        )}
+      </QueryState>
       <div className="border-t border-slate-200 p-5">
         <AddChannel onAdded={() => void refresh()} />
       </div>
+      <ConfirmDialog
+        open={deleting !== null}
+        onCancel={() => setDeleting(null)}
+        title={`Delete this ${deleting?.type ?? ''} channel?`}
+        description={`Nothing is sent to ${deleting?.target ?? 'it'} any more; notifications still pending to it fail. Jobs and the policy that name it send to their other channels.`}
+        confirmLabel="Delete channel"
+        busy={remove.isPending}
+        onConfirm={() => deleting && remove.mutate({ id: deleting.id })}
+      />
     </Card>
   );
 }
@@ -187,29 +201,14 @@ function AddChannel({ onAdded }: { onAdded: () => void }) {
 function Policy() {
   const trpc = useTRPC();
   const policy = useQuery(trpc.alerts.policy.queryOptions());
-  if (policy.isPending) return <Loading />;
-  if (policy.isError) return <ErrorState error={errorMessage(policy.error)} retry={() => void policy.refetch()} />;
-  return <PolicyForm key={JSON.stringify(policy.data)} initial={policy.data} />;
+  return <QueryState query={policy}>{(data) => <PolicyForm key={JSON.stringify(data)} initial={data} />}</QueryState>;
 }
 
-function PolicyForm({
-  initial,
-}: {
-  initial: {
-    onDead: boolean;
-    afterConsecutiveFailures: number | null;
-    lateAfterSeconds: number | null;
-    notifyRecovery: boolean;
-    channels: string[] | null;
-  };
-}) {
+function PolicyForm({ initial }: { initial: AlertRules & { channels: string[] | null } }) {
   const trpc = useTRPC();
   const toast = useToast();
   const queryClient = useQueryClient();
-  const [onDead, setOnDead] = useState(initial.onDead);
-  const [notifyRecovery, setNotifyRecovery] = useState(initial.notifyRecovery);
-  const [failures, setFailures] = useState(initial.afterConsecutiveFailures?.toString() ?? '');
-  const [late, setLate] = useState(initial.lateAfterSeconds?.toString() ?? '');
+  const [draft, setDraft] = useState(() => rulesDraft(initial));
   const save = useMutation(
     trpc.alerts.putPolicy.mutationOptions({
       onSuccess: (data) => {
@@ -221,46 +220,15 @@ function PolicyForm({
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate({
-      channels: initial.channels,
-      onDead,
-      notifyRecovery,
-      afterConsecutiveFailures: failures ? Number(failures) : null,
-      lateAfterSeconds: late ? Number(late) : null,
-    });
+    save.mutate({ channels: initial.channels, ...rulesOf(draft) });
   };
   return (
     <Card title="Default policy" description="Jobs follow it unless they have alert settings of their own.">
       <form onSubmit={submit} className="space-y-4" aria-label="Alert policy">
-        <Checkbox
-          label="Open an incident when a run goes dead"
-          checked={onDead}
-          onChange={(e) => setOnDead(e.target.checked)}
-        />
-        <TextField
-          label="Open an incident after this many failures in a row"
-          hint="1 to 100; empty = off"
-          type="number"
-          min={1}
-          max={100}
-          value={failures}
-          onChange={(e) => setFailures(e.target.value)}
-          fieldClassName="max-w-sm"
-        />
-        <TextField
-          label="Late after (seconds)"
-          hint="An occurrence not started this long after it was due opens a late incident; 5 to 86400; empty = off"
-          type="number"
-          min={5}
-          max={86400}
-          value={late}
-          onChange={(e) => setLate(e.target.value)}
-          fieldClassName="max-w-sm"
-        />
-        <Checkbox
-          label="Send a notice when an incident resolves"
-          checked={notifyRecovery}
-          onChange={(e) => setNotifyRecovery(e.target.checked)}
+        <AlertRuleFields
+          draft={draft}
+          set={(patch) => setDraft((d) => ({ ...d, ...patch }))}
+          at={(path) => errorsAt(fieldErrors(save.error), path)}
         />
         <Button type="submit" variant="primary" busy={save.isPending}>
           Save policy

@@ -5,9 +5,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '@/components/button';
 import { PageHeader } from '@/components/card';
-import { Dialog } from '@/components/dialog';
-import { Empty, ErrorState, Notice } from '@/components/empty';
-import { Loading } from '@/components/spinner';
+import { ConfirmDialog } from '@/components/confirm-dialog';
+import { Notice } from '@/components/empty';
+import { QueryState } from '@/components/query-state';
 import { useToast } from '@/components/toast';
 import { errorMessage } from '../../_lib/errors';
 import { useNow } from '../../_lib/time';
@@ -64,17 +64,17 @@ function ApiKeys() {
       />
       {created ? <NewKeyBanner name={created.name} apiKey={created.key} onDone={() => setCreated(null)} /> : null}
       <div className="rounded-lg border border-slate-200 bg-white shadow-xs">
-        {keys.isPending ? (
-          <Loading />
-        ) : keys.isError ? (
-          <ErrorState error={errorMessage(keys.error)} retry={() => void keys.refetch()} />
-        ) : keys.data.length === 0 ? (
-          <Empty title="No API keys yet" action={<Button onClick={() => setCreating(true)}>Create key</Button>}>
-            Create a key to call the REST API or use the CLI.
-          </Empty>
-        ) : (
-          <ApiKeysTable keys={keys.data} now={now} onRevoke={setRevoking} />
-        )}
+        <QueryState
+          query={keys}
+          isEmpty={(list) => list.length === 0}
+          empty={{
+            title: 'No API keys yet',
+            text: 'Create a key to call the REST API or use the CLI.',
+            action: <Button onClick={() => setCreating(true)}>Create key</Button>,
+          }}
+        >
+          {(list) => <ApiKeysTable keys={list} now={now} onRevoke={setRevoking} />}
+        </QueryState>
       </div>
       <CreateKeyDialog
         open={creating}
@@ -85,23 +85,14 @@ function ApiKeys() {
           void invalidate();
         }}
       />
-      <Dialog
+      <ConfirmDialog
         open={revoking !== null}
-        onClose={() => setRevoking(null)}
+        onCancel={() => setRevoking(null)}
         title={`Revoke ${revoking?.name ?? 'key'}?`}
         description="Requests with this key are refused from now on. This cannot be undone."
-        footer={
-          <>
-            <Button onClick={() => setRevoking(null)}>Cancel</Button>
-            <Button
-              variant="danger"
-              busy={revoke.isPending}
-              onClick={() => revoking && revoke.mutate({ id: revoking.id })}
-            >
-              Revoke key
-            </Button>
-          </>
-        }
+        confirmLabel="Revoke key"
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
       />
     </>
   );

@@ -1,8 +1,13 @@
 import type { Metadata } from 'next';
+import { Suspense } from 'react';
 import { IncidentsPage } from './incidents-page';
 
 export const metadata: Metadata = { title: 'Incidents' };
 
 export default function Page() {
-  return <IncidentsPage />;
+  return (
+    <Suspense>
+      <IncidentsPage />
+    </Suspense>
+  );
 }

@@ -8,10 +8,11 @@ import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
 import { Card, PageHeader } from '@/components/card';
 import { CopyButton } from '@/components/copy';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { Dialog } from '@/components/dialog';
-import { ErrorState, Notice } from '@/components/empty';
+import { Notice } from '@/components/empty';
 import { Field, Input, Select } from '@/components/field';
-import { Loading } from '@/components/spinner';
+import { QueryState } from '@/components/query-state';
 import { Table, TBody, Td, Th } from '@/components/table';
 import { useToast } from '@/components/toast';
 import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
@@ -101,121 +102,119 @@ export function MembersPage() {
         }
       />
       <Card padded={false}>
-        {members.isPending ? (
-          <Loading />
-        ) : members.isError ? (
-          <ErrorState error={errorMessage(members.error)} retry={() => void members.refetch()} />
-        ) : (
-          <Table label="Members">
-            <thead>
-              <tr>
-                <Th>Member</Th>
-                <Th>Role</Th>
-                <Th>Joined</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
-              </tr>
-            </thead>
-            <TBody>
-              {members.data.map((m) => {
-                const self = m.userId === ws.user.id;
-                const editable = isAdmin && (m.role !== 'owner' || ws.role === 'owner');
-                return (
-                  <tr key={m.userId}>
-                    <Td>
-                      <div className="font-medium text-slate-900">
-                        {m.name || m.email}{' '}
-                        {self ? <span className="text-xs font-normal text-slate-500">(you)</span> : null}
-                      </div>
-                      {m.name ? <div className="text-xs text-slate-500">{m.email}</div> : null}
-                    </Td>
-                    <Td>
-                      {editable ? (
-                        <Select
-                          aria-label={`Role of ${m.email}`}
-                          value={m.role}
-                          disabled={changeRole.isPending}
-                          onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
-                          className="w-32"
-                        >
-                          {roleChoices(m.role).map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
-                        </Select>
-                      ) : (
-                        <Badge tone={m.role === 'owner' ? 'indigo' : 'slate'} title={ROLE_HELP[m.role]}>
-                          {m.role}
-                        </Badge>
-                      )}
-                    </Td>
-                    <Td className="whitespace-nowrap" title={formatLocal(m.joinedAt)}>
-                      {relative(m.joinedAt, now)}
-                    </Td>
-                    <Td className="text-right">
-                      {self || editable ? (
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          className="text-rose-700 hover:bg-rose-50"
-                          onClick={() =>
-                            setRemoving({ userId: m.userId, email: m.email, activeApiKeys: m.activeApiKeys })
-                          }
-                        >
-                          {self ? 'Leave' : 'Remove'}
-                        </Button>
-                      ) : null}
-                    </Td>
-                  </tr>
-                );
-              })}
-            </TBody>
-          </Table>
-        )}
-      </Card>
-
-      {isAdmin ? (
-        <Card className="mt-6" title="Pending invitations" padded={false}>
-          {invitations.isPending ? (
-            <Loading />
-          ) : invitations.isError ? (
-            <ErrorState error={errorMessage(invitations.error)} />
-          ) : invitations.data.length === 0 ? (
-            <p className="px-5 py-4 text-sm text-slate-500">No pending invitations.</p>
-          ) : (
-            <Table label="Pending invitations">
+        <QueryState query={members}>
+          {(list) => (
+            <Table label="Members">
               <thead>
                 <tr>
-                  <Th>Email</Th>
+                  <Th>Member</Th>
                   <Th>Role</Th>
-                  <Th>Invited by</Th>
-                  <Th>Expires</Th>
+                  <Th>Joined</Th>
                   <Th>
                     <span className="sr-only">Actions</span>
                   </Th>
                 </tr>
               </thead>
               <TBody>
-                {invitations.data.map((i) => (
-                  <tr key={i.id}>
-                    <Td className="font-medium text-slate-900">{i.email}</Td>
-                    <Td>
-                      <Badge>{i.role}</Badge>
-                    </Td>
-                    <Td>{i.invitedBy ?? '—'}</Td>
-                    <Td>{i.expired ? <Badge tone="amber">Expired</Badge> : relative(i.expiresAt, now)}</Td>
-                    <Td className="text-right">
-                      <Button size="sm" variant="ghost" onClick={() => revokeInvitation.mutate({ id: i.id })}>
-                        Revoke
-                      </Button>
-                    </Td>
-                  </tr>
-                ))}
+                {list.map((m) => {
+                  const self = m.userId === ws.user.id;
+                  const editable = isAdmin && (m.role !== 'owner' || ws.role === 'owner');
+                  return (
+                    <tr key={m.userId}>
+                      <Td>
+                        <div className="font-medium text-slate-900">
+                          {m.name || m.email}{' '}
+                          {self ? <span className="text-xs font-normal text-slate-500">(you)</span> : null}
+                        </div>
+                        {m.name ? <div className="text-xs text-slate-500">{m.email}</div> : null}
+                      </Td>
+                      <Td>
+                        {editable ? (
+                          <Select
+                            aria-label={`Role of ${m.email}`}
+                            value={m.role}
+                            disabled={changeRole.isPending}
+                            onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
+                            className="w-32"
+                          >
+                            {roleChoices(m.role).map((r) => (
+                              <option key={r} value={r}>
+                                {r}
+                              </option>
+                            ))}
+                          </Select>
+                        ) : (
+                          <Badge tone={m.role === 'owner' ? 'indigo' : 'slate'} title={ROLE_HELP[m.role]}>
+                            {m.role}
+                          </Badge>
+                        )}
+                      </Td>
+                      <Td className="whitespace-nowrap" title={formatLocal(m.joinedAt)}>
+                        {relative(m.joinedAt, now)}
+                      </Td>
+                      <Td className="text-right">
+                        {self || editable ? (
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            className="text-rose-700 hover:bg-rose-50"
+                            onClick={() =>
+                              setRemoving({ userId: m.userId, email: m.email, activeApiKeys: m.activeApiKeys })
+                            }
+                          >
+                            {self ? 'Leave' : 'Remove'}
+                          </Button>
+                        ) : null}
+                      </Td>
+                    </tr>
+                  );
+                })}
               </TBody>
             </Table>
           )}
+        </QueryState>
+      </Card>
+
+      {isAdmin ? (
+        <Card className="mt-6" title="Pending invitations" padded={false}>
+          <QueryState
+            query={invitations}
+            isEmpty={(list) => list.length === 0}
+            empty={{ title: 'No pending invitations', text: 'Invite someone with the button above.' }}
+          >
+            {(pending) => (
+              <Table label="Pending invitations">
+                <thead>
+                  <tr>
+                    <Th>Email</Th>
+                    <Th>Role</Th>
+                    <Th>Invited by</Th>
+                    <Th>Expires</Th>
+                    <Th>
+                      <span className="sr-only">Actions</span>
+                    </Th>
+                  </tr>
+                </thead>
+                <TBody>
+                  {pending.map((i) => (
+                    <tr key={i.id}>
+                      <Td className="font-medium text-slate-900">{i.email}</Td>
+                      <Td>
+                        <Badge>{i.role}</Badge>
+                      </Td>
+                      <Td>{i.invitedBy ?? '—'}</Td>
+                      <Td>{i.expired ? <Badge tone="amber">Expired</Badge> : relative(i.expiresAt, now)}</Td>
+                      <Td className="text-right">
+                        <Button size="sm" variant="ghost" onClick={() => revokeInvitation.mutate({ id: i.id })}>
+                          Revoke
+                        </Button>
+                      </Td>
+                    </tr>
+                  ))}
+                </TBody>
+              </Table>
+            )}
+          </QueryState>
         </Card>
       ) : null}
 
@@ -231,23 +230,14 @@ export function MembersPage() {
       </Card>
 
       <InviteDialog open={inviting} onClose={() => setInviting(false)} onInvited={() => void invalidate()} />
-      <Dialog
+      <ConfirmDialog
         open={removing !== null}
-        onClose={() => setRemoving(null)}
+        onCancel={() => setRemoving(null)}
         title={removing?.userId === ws.user.id ? `Leave ${ws.tenantName}?` : `Remove ${removing?.email}?`}
         description={removalConsequences(removing, removing?.userId === ws.user.id)}
-        footer={
-          <>
-            <Button onClick={() => setRemoving(null)}>Cancel</Button>
-            <Button
-              variant="danger"
-              busy={remove.isPending}
-              onClick={() => removing && remove.mutate({ userId: removing.userId })}
-            >
-              {removing?.userId === ws.user.id ? 'Leave' : 'Remove'}
-            </Button>
-          </>
-        }
+        confirmLabel={removing?.userId === ws.user.id ? 'Leave' : 'Remove'}
+        busy={remove.isPending}
+        onConfirm={() => removing && remove.mutate({ userId: removing.userId })}
       />
     </>
   );

@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { Button, ButtonLink } from '@/components/button';
-import { Dialog } from '@/components/dialog';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { useToast } from '@/components/toast';
 import { errorMessage } from '../../../_lib/errors';
 import { useTRPC } from '../../../_lib/trpc';
@@ -52,19 +52,14 @@ export function JobActions({ id, name, status }: { id: string; name: string; sta
       <Button variant="ghost" className="text-rose-700 hover:bg-rose-50" onClick={() => setConfirmDelete(true)}>
         Delete
       </Button>
-      <Dialog
+      <ConfirmDialog
         open={confirmDelete}
-        onClose={() => setConfirmDelete(false)}
+        onCancel={() => setConfirmDelete(false)}
         title={`Delete ${name}?`}
         description="The job stops running and its pending runs are cancelled. Its run history is kept. This cannot be undone."
-        footer={
-          <>
-            <Button onClick={() => setConfirmDelete(false)}>Cancel</Button>
-            <Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate({ id })}>
-              Delete job
-            </Button>
-          </>
-        }
+        confirmLabel="Delete job"
+        busy={remove.isPending}
+        onConfirm={() => remove.mutate({ id })}
       />
     </>
   );

@@ -1,6 +1,7 @@
 'use client';
-// One job: its configuration, the actions (run now, pause/resume, edit, delete), the
-// run-history timeline over a chosen window, and its runs. Polls while open.
+// One job: its open incidents, its configuration and alert settings, the actions (run now,
+// pause/resume, edit, delete), the run-history timeline over a chosen window, and its runs.
+// Polls while open.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { PageHeader } from '@/components/card';
@@ -12,6 +13,7 @@ import { useNow } from '../../../_lib/time';
 import { useTRPC } from '../../../_lib/trpc';
 import { useCan } from '../../../_lib/workspace';
 import { JobActions } from './job-actions';
+import { JobAlertSettings, JobIncidents } from './job-alerts';
 import { JobConfig } from './job-config';
 import { JobRuns } from './job-runs';
 import { RunHistory } from './run-history';
@@ -50,7 +52,9 @@ export function JobDetail({ id }: { id: string }) {
         description={<span className="font-mono text-xs text-slate-500">{j.id}</span>}
         actions={canWrite ? <JobActions id={id} name={j.name} status={j.status} /> : null}
       />
+      <JobIncidents jobId={id} now={now} />
       <JobConfig job={j} now={now} />
+      <JobAlertSettings jobId={id} canWrite={canWrite} />
       <RunHistory jobId={id} createdAt={j.createdAt} nextRunAt={j.nextRunAt} now={now} />
       <JobRuns jobId={id} />
     </>

@@ -1,6 +1,7 @@
 // Checks the form can make before asking the server (which checks everything again and
 // whose messages land in the same places): empty required fields, numbers, JSON.
 import type { FieldError } from '../../../_lib/errors';
+import { checkRules } from '../../alerts/rules';
 import { targetUi } from '../_targets';
 import { type FormState, parsePayload } from './model';
 
@@ -34,5 +35,6 @@ export function clientChecks(form: FormState): FieldError[] {
   for (const [key, path] of numbers) {
     if (!wholeNumber(String(form[key]))) errors.push({ path, message: 'must be a whole number' });
   }
+  if (form.alerts.own) errors.push(...checkRules(form.alerts.rules, 'alerts.'));
   return errors;
 }

@@ -11,7 +11,9 @@ import { TextField } from '@/components/form-fields';
 import { useToast } from '@/components/toast';
 import { errorMessage, errorsAt, type FieldError, fieldErrors } from '../../../_lib/errors';
 import { useTRPC } from '../../../_lib/trpc';
+import type { AlertRules } from '../../alerts/rules';
 import { TARGET_UIS } from '../_targets';
+import { AlertsSection } from './alerts-section';
 import { clientChecks } from './client-checks';
 import {
   DeliverySection,
@@ -43,23 +45,26 @@ const SHOWN = [
   'misfirePolicy',
   'overlapPolicy',
   'jitterSeconds',
+  'alerts',
 ];
 
 function unshown(errors: FieldError[]): FieldError[] {
   return errors.filter((e) => !SHOWN.some((p) => e.path === p || e.path.startsWith(`${p}.`)));
 }
 
-export function JobForm({ job }: { job?: JobShape & { id: string } }) {
+/** `effectiveAlerts`: the alert rules in effect for the job being edited, to start its own settings from. */
+export function JobForm({ job, effectiveAlerts }: { job?: JobShape & { id: string }; effectiveAlerts?: AlertRules }) {
   const trpc = useTRPC();
   const router = useRouter();
   const toast = useToast();
   const queryClient = useQueryClient();
-  const [form, setForm] = useState<FormState>(() => (job ? formFromJob(job) : emptyForm()));
+  const [form, setForm] = useState<FormState>(() => (job ? formFromJob(job, effectiveAlerts) : emptyForm()));
   const [checks, setChecks] = useState<FieldError[]>([]);
   const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
 
   const done = async (id: string, verb: string) => {
     await queryClient.invalidateQueries({ queryKey: trpc.jobs.pathKey() });
+    await queryClient.invalidateQueries({ queryKey: trpc.alerts.pathKey() });
     toast(`Job ${verb}`);
     router.push(`/jobs/${id}`);
   };
@@ -119,6 +124,7 @@ export function JobForm({ job }: { job?: JobShape & { id: string } }) {
       <PayloadSection form={form} set={set} at={at} />
       <DeliverySection form={form} set={set} at={at} />
       <PoliciesSection form={form} set={set} at={at} />
+      <AlertsSection form={form} set={set} at={at} />
 
       <div className="sticky bottom-0 -mx-6 flex justify-end gap-2 border-t border-slate-200 bg-slate-50/95 px-6 py-3 backdrop-blur lg:-mx-8 lg:px-8">
         <ButtonLink href={job ? `/jobs/${job.id}` : '/jobs'}>Cancel</ButtonLink>

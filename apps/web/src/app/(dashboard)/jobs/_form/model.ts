@@ -2,6 +2,7 @@
 import type { MisfirePolicy, OverlapPolicy, Priority, Target } from '@belfry/client';
 import type { Schedule } from '../../../_lib/schedule';
 import { viewerZone } from '../../../_lib/time';
+import { type AlertRules, DEFAULT_RULES, jobAlertsOf, type RulesDraft, rulesDraft } from '../../alerts/rules';
 import { TARGET_UIS, targetUi } from '../_targets';
 
 export type ScheduleKind = Schedule['type'];
@@ -12,6 +13,21 @@ export interface HeaderRow {
   key: number;
   name: string;
   value: string;
+}
+
+/** A job's own `alerts` as the API takes them (CONTRACT §7): every key optional. */
+export interface JobAlerts extends Partial<AlertRules> {
+  channels?: string[];
+}
+
+export interface AlertsDraft {
+  /** changed in this form: only then is `alerts` sent, so a save elsewhere keeps the job's as they are */
+  touched: boolean;
+  /** settings of the job's own, or the tenant policy */
+  own: boolean;
+  rules: RulesDraft;
+  /** null = the tenant policy's channels */
+  channels: string[] | null;
 }
 
 export interface FormState {
@@ -37,6 +53,7 @@ export interface FormState {
   misfirePolicy: MisfirePolicy;
   overlapPolicy: OverlapPolicy;
   jitterSeconds: string;
+  alerts: AlertsDraft;
 }
 
 export interface JobShape {
@@ -50,6 +67,7 @@ export interface JobShape {
   misfirePolicy: FormState['misfirePolicy'];
   overlapPolicy: FormState['overlapPolicy'];
   jitterSeconds: number;
+  alerts?: JobAlerts;
 }
 
 let headerKey = 1;
@@ -94,10 +112,12 @@ export function emptyForm(): FormState {
     misfirePolicy: 'run_once',
     overlapPolicy: 'allow',
     jitterSeconds: '0',
+    alerts: { touched: false, own: false, rules: rulesDraft(DEFAULT_RULES), channels: null },
   };
 }
 
-export function formFromJob(job: JobShape): FormState {
+/** `effective`: the rules in effect for the job (its own over the tenant policy), when known. */
+export function formFromJob(job: JobShape, effective?: AlertRules): FormState {
   const base = emptyForm();
   const s = job.schedule;
   const interval = s.type === 'interval' ? splitInterval(s.everySeconds) : null;
@@ -127,6 +147,12 @@ export function formFromJob(job: JobShape): FormState {
     misfirePolicy: job.misfirePolicy,
     overlapPolicy: job.overlapPolicy,
     jitterSeconds: String(job.jitterSeconds),
+    alerts: {
+      touched: false,
+      own: Boolean(job.alerts),
+      rules: rulesDraft(effective ?? { ...DEFAULT_RULES, ...job.alerts }),
+      channels: job.alerts?.channels ?? null,
+    },
   };
 }
 
@@ -185,5 +211,6 @@ export function bodyOf(form: FormState, payload: unknown) {
     overlapPolicy: form.overlapPolicy,
     jitterSeconds: int(form.jitterSeconds),
     ...(payload === undefined ? {} : { payload }),
+    ...(form.alerts.touched ? { alerts: jobAlertsOf(form.alerts) } : {}),
   };
 }

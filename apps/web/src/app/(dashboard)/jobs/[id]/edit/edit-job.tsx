@@ -16,8 +16,14 @@ export function EditJob({ id }: { id: string }) {
     refetchOnWindowFocus: false,
     staleTime: Number.POSITIVE_INFINITY,
   });
-  if (job.isPending) return <Loading />;
+  const alerts = useQuery({
+    ...trpc.alerts.forJob.queryOptions({ jobId: id }),
+    refetchOnWindowFocus: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  if (job.isPending || alerts.isPending) return <Loading />;
   if (job.isError) return <ErrorState error={errorMessage(job.error)} retry={() => void job.refetch()} />;
+  if (alerts.isError) return <ErrorState error={errorMessage(alerts.error)} retry={() => void alerts.refetch()} />;
   return (
     <>
       <PageHeader
@@ -35,7 +41,7 @@ export function EditJob({ id }: { id: string }) {
         title={`Edit ${job.data.name}`}
         description="Changing the schedule restarts it from now; other changes apply to the next run."
       />
-      <JobForm job={job.data} />
+      <JobForm job={job.data} effectiveAlerts={alerts.data.effective} />
     </>
   );
 }
