@@ -10,9 +10,12 @@ import { CliError, UsageError, type FieldHints } from './errors';
  * fields out or add unknown ones; the server's validation is what reports them.
  */
 export type JobCreateBody = Partial<Omit<JobCreate, 'target'>> & {
-  target?: Partial<TargetInput>;
+  target?: Record<string, unknown>;
   [field: string]: unknown;
 };
+
+type HttpTargetInput = Extract<TargetInput, { url: string }>;
+type ContainerTargetInput = Extract<TargetInput, { type: 'container' }>;
 
 export interface JobCreateFlags {
   name?: string;
@@ -25,6 +28,17 @@ export interface JobCreateFlags {
   url?: string;
   method?: string;
   header?: Record<string, string>;
+  image?: string;
+  /** parsed --command / --entrypoint: a JSON array, or words split on spaces */
+  command?: string[];
+  entrypoint?: string[];
+  env?: Record<string, string>;
+  memoryMb?: number;
+  cpus?: number;
+  network?: string;
+  pullPolicy?: string;
+  user?: string;
+  workdir?: string;
   /** parsed --payload or --payload-file content */
   payload?: unknown;
   maxAttempts?: number;
@@ -44,6 +58,16 @@ export const JOB_FIELD_HINTS: FieldHints = {
   'target.url': '--url',
   'target.method': '--method',
   'target.headers': '--header',
+  'target.image': '--image',
+  'target.command': '--command',
+  'target.entrypoint': '--entrypoint',
+  'target.env': '--env',
+  'target.memoryMb': '--memory-mb',
+  'target.cpus': '--cpus',
+  'target.network': '--network',
+  'target.pullPolicy': '--pull-policy',
+  'target.user': '--user',
+  'target.workingDir': '--workdir',
   payload: '--payload',
   'retry.maxAttempts': '--max-attempts',
   timeoutSeconds: '--timeout',
@@ -83,16 +107,31 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
   if (flags.every !== undefined) body.schedule = { type: 'interval', everySeconds: flags.every };
   if (flags.at !== undefined) body.schedule = { type: 'once', runAt: flags.at };
 
-  if (flags.url !== undefined || flags.method !== undefined || flags.header !== undefined) {
-    const current: Partial<TargetInput> = isObject(body.target) ? body.target : {};
+  const httpFlags = flags.url !== undefined || flags.method !== undefined || flags.header !== undefined;
+  const container = containerFlags(flags);
+  if (httpFlags && container)
+    throw new UsageError('give either HTTP flags (--url ...) or container flags (--image ...)');
+  if (httpFlags) {
+    const current = isObject(body.target) ? body.target : {};
     const currentHeaders = isObject(current.headers) ? current.headers : {};
-    body.target = {
+    const target: Record<string, unknown> = {
       type: 'http',
       ...current,
       ...(flags.url !== undefined ? { url: flags.url } : {}),
       // any method the user typed; the server names the ones it accepts
-      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() as TargetInput['method'] } : {}),
+      ...(flags.method !== undefined ? { method: flags.method.toUpperCase() as HttpTargetInput['method'] } : {}),
       ...(flags.header !== undefined ? { headers: { ...currentHeaders, ...flags.header } } : {}),
+    };
+    body.target = target;
+  }
+  if (container) {
+    const current = isObject(body.target) && body.target.type === 'container' ? body.target : {};
+    const currentEnv = isObject(current.env) ? current.env : {};
+    body.target = {
+      ...current,
+      ...container,
+      type: 'container',
+      ...(flags.env !== undefined ? { env: { ...currentEnv, ...flags.env } } : {}),
     };
   }
   if (flags.payload !== undefined) body.payload = flags.payload;
@@ -108,11 +147,52 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
     const missing = [
       body.name === undefined ? '--name' : null,
       body.schedule === undefined ? 'a schedule (--cron, --every or --at)' : null,
-      body.target === undefined ? '--url' : null,
+      body.target === undefined ? '--url or --image' : null,
     ].filter((m): m is string => m !== null);
     if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
   }
   return body;
+}
+
+/** The container target fields the flags set (env apart), or null when none is given. */
+function containerFlags(flags: JobCreateFlags): Partial<ContainerTargetInput> | null {
+  const fields: Partial<ContainerTargetInput> & Record<string, unknown> = {};
+  if (flags.image !== undefined) fields.image = flags.image;
+  if (flags.command !== undefined) fields.command = flags.command;
+  if (flags.entrypoint !== undefined) fields.entrypoint = flags.entrypoint;
+  if (flags.memoryMb !== undefined) fields.memoryMb = flags.memoryMb;
+  if (flags.cpus !== undefined) fields.cpus = flags.cpus;
+  // any value the user typed; the server names the ones it accepts
+  if (flags.network !== undefined) fields.network = flags.network as ContainerTargetInput['network'];
+  if (flags.pullPolicy !== undefined) fields.pullPolicy = flags.pullPolicy as ContainerTargetInput['pullPolicy'];
+  if (flags.user !== undefined) fields.user = flags.user;
+  if (flags.workdir !== undefined) fields.workingDir = flags.workdir;
+  return Object.keys(fields).length || flags.env !== undefined ? fields : null;
+}
+
+/** `--command '["sh","-c","echo hi"]'` (a JSON array of strings) or `--command "report --daily"` (split on spaces). */
+export function parseArgs(text: string, flag: string): string[] {
+  if (text.trimStart().startsWith('[')) {
+    const value = parseJson(text, flag);
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+      throw new CliError(`${flag} must be a JSON array of strings, or words separated by spaces`);
+    }
+    return value as string[];
+  }
+  return text.split(/\s+/).filter(Boolean);
+}
+
+/** `--cpus 0.5`: a positive number (the server checks the range). */
+export function parseCpus(text: string): number {
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || Number(text) <= 0) throw new Error('must be a positive number, e.g. 0.5');
+  return Number(text);
+}
+
+/** `--env NAME=value`, repeatable; later values replace earlier ones of the same name. */
+export function parseEnv(text: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new Error(`'${text}' is not a variable: use NAME=value, e.g. --env REPORT_KIND=daily`);
+  return { ...previous, [text.slice(0, eq)]: text.slice(eq + 1) };
 }
 
 function joinList(items: string[]): string {

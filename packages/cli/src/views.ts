@@ -43,13 +43,36 @@ export function jobsTable(jobs: Job[], now: Date): string {
       j.status,
       describeSchedule(j.schedule),
       formatRelative(j.nextRunAt, now),
-      `${j.target.method} ${j.target.url}`,
+      targetLine(j.target),
     ]),
   );
 }
 
+/** What a job calls, in one line: the request, or the container image and command. */
+export function targetLine(target: Job['target']): string {
+  if (target.type === 'http') return `${target.method} ${target.url}`;
+  return `container ${target.image}${target.command ? ` ${JSON.stringify(target.command)}` : ''}`;
+}
+
+function targetDetail(target: Job['target']): Array<[string, string]> {
+  const pairs = (map: Record<string, string>) => {
+    const entries = Object.entries(map);
+    return entries.length ? entries.map(([k, v]) => `${k}: ${v}`).join(', ') : '-';
+  };
+  if (target.type === 'http')
+    return [
+      ['target', targetLine(target)],
+      ['headers', pairs(target.headers ?? {})],
+    ];
+  return [
+    ['target', targetLine(target)],
+    ...(target.entrypoint ? ([['entrypoint', JSON.stringify(target.entrypoint)]] as Array<[string, string]>) : []),
+    ['env', pairs(target.env)],
+    ['limits', `${target.memoryMb} MiB, ${target.cpus} CPU, network ${target.network}, pull ${target.pullPolicy}`],
+  ];
+}
+
 export function jobDetail(job: Job, now: Date): string {
-  const headers = Object.entries(job.target.headers ?? {});
   const { retry } = job;
   return keyValues([
     ['id', job.id],
@@ -57,8 +80,7 @@ export function jobDetail(job: Job, now: Date): string {
     ['status', job.status],
     ['schedule', describeSchedule(job.schedule)],
     ['next run', formatInstant(job.nextRunAt, now)],
-    ['target', `${job.target.method} ${job.target.url}`],
-    ['headers', headers.length ? headers.map(([k, v]) => `${k}: ${v}`).join(', ') : '-'],
+    ...targetDetail(job.target),
     ['payload', job.payload === null || job.payload === undefined ? '-' : truncate(JSON.stringify(job.payload), 200)],
     [
       'retry',

@@ -5,3 +5,13 @@ export * from './types';
 export * from './registry';
 export * from './guard/ssrf-guard';
 export { HttpHandler, type HttpHandlerOptions, type HttpTarget } from './http/http';
+export { ContainerHandler, type ContainerHandlerOptions } from './container/container';
+export {
+  connectDocker,
+  containerName,
+  DEFAULT_DOCKER_HOST,
+  dockerHostProblem,
+  dockerMessage,
+  dockerStatus,
+  LABELS as CONTAINER_LABELS,
+} from './container/docker';

@@ -1,6 +1,7 @@
 // THE list of target kinds this build accepts: one line per kind. Its schema half (the API's
 // target union, routing) is assembled from here; the engine's handler factories (registry.ts)
 // must then name the same kinds, which the compiler checks.
+import { containerKind } from './container/schema';
 import { httpKind } from './http/schema';
 
-export const KINDS = [httpKind] as const;
+export const KINDS = [httpKind, containerKind] as const;

@@ -3,6 +3,9 @@
 // type below refuses a build where they disagree); the worker only ever asks the registry for
 // `target.type`.
 import { type Lane, WORKER_LANES } from '@belfry/core';
+import { ContainerHandler, type ContainerHandlerOptions } from './container/container';
+import { connectDocker } from './container/docker';
+import { ImageAllowList } from './container/images';
 import { HttpHandler, type HttpHandlerOptions } from './http/http';
 import { KINDS } from './kinds';
 import type { ImplementedKind } from './schemas';
@@ -13,6 +16,8 @@ export interface HandlerOptions {
   /** development only: deliver to loopback/private/link-local targets */
   allowPrivateTargets: boolean;
   userAgent?: string;
+  /** the Docker Engine and image allow-list of container targets; default the local socket, no image allowed */
+  container?: ContainerHandlerOptions;
 }
 
 const FACTORIES: { [K in ImplementedKind]: (options: HandlerOptions) => Handler } = {
@@ -21,6 +26,8 @@ const FACTORIES: { [K in ImplementedKind]: (options: HandlerOptions) => Handler 
     if (options.userAgent !== undefined) http.userAgent = options.userAgent;
     return new HttpHandler(http);
   },
+  container: (options) =>
+    new ContainerHandler(options.container ?? { docker: connectDocker(), images: ImageAllowList.parse(undefined) }),
 };
 
 export interface HandlerRegistry {

@@ -11,6 +11,15 @@ export type { KindDefinition, KindRouting, RouteFields, SecretFields } from './k
 export { isSecretName, SECRET_MASK } from './kind';
 export { KINDS } from './kinds';
 export { TargetHeaders } from './fields';
+export {
+  ContainerTarget,
+  ContainerTargetInput,
+  NETWORKS,
+  PULL_POLICIES,
+  type PullPolicy,
+  type StoredContainerTarget,
+} from './container/schema';
+export { ImageAllowList, imageReferenceProblem } from './container/images';
 export { HTTP_METHODS, type HttpMethod, HttpTarget, HttpTargetInput } from './http/schema';
 
 type Kinds = typeof KINDS;

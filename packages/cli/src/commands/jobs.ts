@@ -11,7 +11,16 @@ import {
   PRIORITIES,
 } from '@belfry/client';
 import { withHints } from '../errors';
-import { buildJobBody, JOB_FIELD_HINTS, type JobCreateFlags, parseHeader, parseJson } from '../job-input';
+import {
+  buildJobBody,
+  JOB_FIELD_HINTS,
+  type JobCreateFlags,
+  parseArgs,
+  parseCpus,
+  parseEnv,
+  parseHeader,
+  parseJson,
+} from '../job-input';
 import { describeSchedule, jobDetail, jobsTable, runsTable } from '../views';
 import {
   addPageOptions,
@@ -85,6 +94,24 @@ export function jobsCommand(ctx: Context): Command {
     .option('--url <url>', 'webhook target URL (http or https)')
     .option('--method <method>', 'HTTP method (default POST)')
     .option('--header <name:value>', 'request header; repeat for more', parseWith(parseHeader))
+    .option('--image <ref>', "container target: the image (must match the server's BELFRY_CONTAINER_IMAGES)")
+    .option(
+      '--command <args>',
+      'container command: a JSON array, or words split on spaces',
+      parseWith((v) => parseArgs(v, '--command')),
+    )
+    .option(
+      '--entrypoint <args>',
+      'container entrypoint: a JSON array, or words split on spaces',
+      parseWith((v) => parseArgs(v, '--entrypoint')),
+    )
+    .option('--env <NAME=value>', 'container environment variable; repeat for more', parseWith(parseEnv))
+    .option('--memory-mb <n>', 'container memory limit in MiB (default 512)', intArg(6, 65_536))
+    .option('--cpus <n>', 'container CPU limit (default 1)', parseWith(parseCpus))
+    .option('--network <mode>', 'container network: none (default) or bridge')
+    .option('--pull-policy <policy>', 'if-missing (default), never or always')
+    .option('--user <user>', 'container user (name or uid, optionally :group)')
+    .option('--workdir <path>', 'container working directory')
     .addOption(
       new Option('--payload <json>', 'JSON body sent to the target')
         .argParser(parseWith((v) => parseJson(v, '--payload')))

@@ -42,9 +42,7 @@ export function JobsTable({ data, now }: { data: JobRow[]; now: number }) {
                     <JobStatusBadge status={job.status} />
                   </span>
                 ) : null}
-                <div className="truncate text-xs text-slate-500" title={job.target.url}>
-                  <span className="font-mono">{job.target.method}</span> {job.target.url}
-                </div>
+                <TargetLine target={job.target} />
               </Td>
               <Td className="max-w-[15rem]">
                 <div className="truncate" title={scheduleInWords(job.schedule)}>
@@ -97,5 +95,21 @@ export function JobsTable({ data, now }: { data: JobRow[]; now: number }) {
         })}
       </TBody>
     </Table>
+  );
+}
+
+/** What a job calls, in one line: the request, or the container image. */
+function TargetLine({ target }: { target: JobRow['target'] }) {
+  if (target.type === 'http') {
+    return (
+      <div className="truncate text-xs text-slate-500" title={target.url}>
+        <span className="font-mono">{target.method}</span> {target.url}
+      </div>
+    );
+  }
+  return (
+    <div className="truncate text-xs text-slate-500" title={target.image}>
+      <span className="font-mono">container</span> {target.image}
+    </div>
   );
 }

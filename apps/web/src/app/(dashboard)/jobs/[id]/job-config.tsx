@@ -53,29 +53,63 @@ function scheduleRows(job: Job, now: number): Row[] {
   ];
 }
 
+function MapList({ entries }: { entries: [string, string][] }) {
+  if (!entries.length) return <Muted>None</Muted>;
+  return (
+    <ul className="font-mono text-xs">
+      {entries.map(([k, v]) => (
+        <li key={k} className="break-all">
+          {k}: {v}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Args({ args }: { args: string[] | undefined }) {
+  if (!args?.length) return <Muted>From the image</Muted>;
+  return <code className="font-mono text-xs break-all">{JSON.stringify(args)}</code>;
+}
+
+function kindRows(target: Job['target']): Row[] {
+  switch (target.type) {
+    case 'http':
+      return [
+        [
+          'Request',
+          <span key="v" className="font-mono text-xs break-all">
+            <strong>{target.method}</strong> {target.url}
+          </span>,
+        ],
+        ['Headers', <MapList key="v" entries={Object.entries(target.headers)} />],
+      ];
+    case 'container':
+      return [
+        [
+          'Image',
+          <code key="v" className="font-mono text-xs break-all">
+            {target.image}
+          </code>,
+        ],
+        ['Command', <Args key="v" args={target.command} />],
+        ...(target.entrypoint ? ([['Entrypoint', <Args key="v" args={target.entrypoint} />]] as Row[]) : []),
+        ['Env', <MapList key="v" entries={Object.entries(target.env)} />],
+        [
+          'Limits',
+          `${target.memoryMb} MiB, ${target.cpus} CPU${target.cpus === 1 ? '' : 's'}, network ${target.network}`,
+        ],
+        ['Pull policy', target.pullPolicy],
+        ...(target.user ? ([['User', target.user]] as Row[]) : []),
+        ...(target.workingDir ? ([['Working dir', target.workingDir]] as Row[]) : []),
+      ];
+    default:
+      return [['Kind', (target as { type: string }).type]];
+  }
+}
+
 function targetRows(job: Job): Row[] {
-  const headers = Object.entries(job.target.headers);
   return [
-    [
-      'Request',
-      <span key="v" className="font-mono text-xs break-all">
-        <strong>{job.target.method}</strong> {job.target.url}
-      </span>,
-    ],
-    [
-      'Headers',
-      headers.length ? (
-        <ul key="v" className="font-mono text-xs">
-          {headers.map(([k, v]) => (
-            <li key={k} className="break-all">
-              {k}: {v}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <Muted key="v">None</Muted>
-      ),
-    ],
+    ...kindRows(job.target),
     [
       'Payload',
       job.payload === null ? (

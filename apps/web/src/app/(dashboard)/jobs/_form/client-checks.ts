@@ -17,9 +17,16 @@ export function clientChecks(form: FormState): FieldError[] {
   if (form.kind === 'once' && Number.isNaN(new Date(form.runAtLocal).getTime())) {
     errors.push({ path: 'schedule.runAt', message: 'pick a date and time' });
   }
-  if (!form.url.trim()) errors.push({ path: 'target.url', message: 'is required' });
-  for (const h of form.headers) {
-    if (!h.name.trim() && h.value) errors.push({ path: 'target.headers', message: 'every header needs a name' });
+  if (form.targetType === 'http') {
+    if (!form.url.trim()) errors.push({ path: 'target.url', message: 'is required' });
+    for (const h of form.headers) {
+      if (!h.name.trim() && h.value) errors.push({ path: 'target.headers', message: 'every header needs a name' });
+    }
+  } else if (form.targetType === 'container') {
+    if (!form.container.image.trim()) errors.push({ path: 'target.image', message: 'is required' });
+    for (const v of form.container.env) {
+      if (!v.name.trim() && v.value) errors.push({ path: 'target.env', message: 'every variable needs a name' });
+    }
   }
   const payload = parsePayload(form.payload);
   if (!payload.ok) errors.push({ path: 'payload', message: `is not valid JSON: ${payload.error}` });

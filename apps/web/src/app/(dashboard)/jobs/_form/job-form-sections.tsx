@@ -8,8 +8,9 @@ import { Card } from '@/components/card';
 import { Notice } from '@/components/empty';
 import { SelectField, TextareaField, TextField } from '@/components/form-fields';
 import type { FieldError } from '../../../_lib/errors';
+import { ContainerEditor } from './container-editor';
 import { HeadersEditor } from './headers-editor';
-import { type FormState, METHODS, type Method, parsePayload } from './model';
+import { type FormState, METHODS, type Method, parsePayload, type TargetType } from './model';
 import { MISFIRE_OPTIONS, OVERLAP_OPTIONS, PRIORITY_OPTIONS, RadioCards } from './options';
 
 export interface SectionProps {
@@ -52,37 +53,67 @@ export function ErrorSummary({ message, unshown }: { message: ReactNode; unshown
   );
 }
 
+const TARGET_DESCRIPTIONS: Record<TargetType, string> = {
+  http: 'The HTTP endpoint each run calls. 2xx counts as success.',
+  container: 'A container started for each run on a Docker Engine. Exit code 0 counts as success.',
+};
+
 export function TargetSection({ form, set, at, errors }: SectionProps & { errors: FieldError[] }) {
   return (
-    <Section title="Target" description="The HTTP endpoint each run calls. 2xx counts as success.">
-      <div className="space-y-4">
-        <div className="flex flex-wrap gap-3">
-          <SelectField
-            label="Method"
-            errors={at('target.method')}
-            fieldClassName="w-32"
-            value={form.method}
-            onChange={(e) => set({ method: e.target.value as Method })}
-          >
-            {METHODS.map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </SelectField>
-          <TextField
-            label="URL"
-            errors={at('target.url')}
-            fieldClassName="min-w-[20rem] flex-1"
-            type="url"
-            value={form.url}
-            onChange={(e) => set({ url: e.target.value })}
-            placeholder="https://example.com/hooks/daily-report"
-            className="font-mono"
-            spellCheck={false}
-          />
-        </div>
-        <HeadersEditor rows={form.headers} onChange={(headers) => set({ headers })} errors={errors} />
-      </div>
+    <Section title="Target" description={TARGET_DESCRIPTIONS[form.targetType]}>
+      <SelectField
+        label="Kind"
+        fieldClassName="mb-4 w-48"
+        errors={at('target.type')}
+        value={form.targetType}
+        onChange={(e) => set({ targetType: e.target.value as TargetType })}
+      >
+        <option value="http">HTTP request</option>
+        <option value="container">Container</option>
+      </SelectField>
+      {form.targetType === 'container' ? (
+        <ContainerEditor
+          fields={form.container}
+          set={(patch) => set({ container: { ...form.container, ...patch } })}
+          at={at}
+          errors={errors}
+        />
+      ) : (
+        <HttpEditor form={form} set={set} at={at} errors={errors} />
+      )}
     </Section>
+  );
+}
+
+function HttpEditor({ form, set, at, errors }: SectionProps & { errors: FieldError[] }) {
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap gap-3">
+        <SelectField
+          label="Method"
+          errors={at('target.method')}
+          fieldClassName="w-32"
+          value={form.method}
+          onChange={(e) => set({ method: e.target.value as Method })}
+        >
+          {METHODS.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </SelectField>
+        <TextField
+          label="URL"
+          errors={at('target.url')}
+          fieldClassName="min-w-[20rem] flex-1"
+          type="url"
+          value={form.url}
+          onChange={(e) => set({ url: e.target.value })}
+          placeholder="https://example.com/hooks/daily-report"
+          className="font-mono"
+          spellCheck={false}
+        />
+      </div>
+      <HeadersEditor rows={form.headers} onChange={(headers) => set({ headers })} errors={errors} />
+    </div>
   );
 }
 

@@ -2,13 +2,20 @@
 import type { MisfirePolicy, OverlapPolicy, Priority, Target } from '@belfry/client';
 import type { Schedule } from '../../../_lib/schedule';
 import { viewerZone } from '../../../_lib/time';
+import { type ContainerFields, containerFieldsOf, containerTargetOf, emptyContainerFields } from './container-model';
 
 export type ScheduleKind = Schedule['type'];
 export type IntervalUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 export const UNIT_SECONDS: Record<IntervalUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
 /** The API's methods, POST first (the form's default). */
-export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const satisfies readonly Target['method'][];
+export const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const satisfies readonly Extract<
+  Target,
+  { type: 'http' }
+>['method'][];
 export type Method = (typeof METHODS)[number];
+/** The target kinds this form edits, the default first. */
+export const TARGET_TYPES = ['http', 'container'] as const satisfies readonly Target['type'][];
+export type TargetType = (typeof TARGET_TYPES)[number];
 
 export interface HeaderRow {
   key: number;
@@ -25,9 +32,11 @@ export interface FormState {
   everyUnit: IntervalUnit;
   /** datetime-local value, in the viewer's zone */
   runAtLocal: string;
+  targetType: TargetType;
   url: string;
   method: Method;
   headers: HeaderRow[];
+  container: ContainerFields;
   payload: string;
   maxAttempts: string;
   initialDelaySeconds: string;
@@ -41,7 +50,7 @@ export interface FormState {
 export interface JobShape {
   name: string;
   schedule: Schedule;
-  target: { type: 'http'; url: string; method: Method; headers: Record<string, string> };
+  target: Target;
   payload?: unknown;
   retry: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number };
   timeoutSeconds: number;
@@ -80,9 +89,11 @@ export function emptyForm(): FormState {
     everyAmount: '5',
     everyUnit: 'minutes',
     runAtLocal: toLocalInput(new Date(Date.now() + 60 * 60 * 1000)),
+    targetType: 'http',
     url: '',
     method: 'POST',
     headers: [],
+    container: emptyContainerFields(),
     payload: '',
     maxAttempts: '5',
     initialDelaySeconds: '10',
@@ -107,9 +118,7 @@ export function formFromJob(job: JobShape): FormState {
     everyAmount: interval?.amount ?? base.everyAmount,
     everyUnit: interval?.unit ?? base.everyUnit,
     runAtLocal: s.type === 'once' ? toLocalInput(new Date(s.runAt)) : base.runAtLocal,
-    url: job.target.url,
-    method: job.target.method,
-    headers: Object.entries(job.target.headers).map(([n, v]) => newHeaderRow(n, v)),
+    ...targetFieldsOf(job.target, base),
     payload: job.payload === null || job.payload === undefined ? '' : JSON.stringify(job.payload, null, 2),
     maxAttempts: String(job.retry.maxAttempts),
     initialDelaySeconds: String(job.retry.initialDelaySeconds),
@@ -118,6 +127,34 @@ export function formFromJob(job: JobShape): FormState {
     priority: job.priority,
     misfirePolicy: job.misfirePolicy,
     overlapPolicy: job.overlapPolicy,
+  };
+}
+
+function targetFieldsOf(t: Target, base: FormState): Partial<FormState> {
+  switch (t.type) {
+    case 'http':
+      return {
+        targetType: 'http',
+        url: t.url,
+        method: t.method,
+        headers: Object.entries(t.headers).map(([n, v]) => newHeaderRow(n, v)),
+      };
+    case 'container':
+      return { targetType: 'container', container: containerFieldsOf(t) };
+    default:
+      return { targetType: base.targetType };
+  }
+}
+
+function targetOf(form: FormState) {
+  if (form.targetType === 'container') return containerTargetOf(form.container);
+  return {
+    type: 'http' as const,
+    url: form.url.trim(),
+    method: form.method,
+    headers: Object.fromEntries(
+      form.headers.filter((h) => h.name.trim() || h.value).map((h) => [h.name.trim(), h.value]),
+    ),
   };
 }
 
@@ -155,14 +192,7 @@ export function bodyOf(form: FormState, payload: unknown) {
   return {
     name: form.name,
     schedule: scheduleOf(form),
-    target: {
-      type: 'http' as const,
-      url: form.url.trim(),
-      method: form.method,
-      headers: Object.fromEntries(
-        form.headers.filter((h) => h.name.trim() || h.value).map((h) => [h.name.trim(), h.value]),
-      ),
-    },
+    target: targetOf(form),
     retry: {
       maxAttempts: int(form.maxAttempts),
       initialDelaySeconds: int(form.initialDelaySeconds),
