@@ -1,5 +1,6 @@
 // What every domain service is given: explicit dependencies, no globals.
 import type { PrismaClient, QueueClient } from '@belfry/db';
+import type { ImageAllowList } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 
 export interface Logger {
@@ -24,6 +25,8 @@ export interface ServiceDeps {
   partitions: number;
   /** pg-boss, for enqueueing manual and replayed runs in the same transaction as their row */
   queue: QueueClient;
+  /** images container targets may use (BELFRY_CONTAINER_IMAGES); absent or empty: container targets are refused */
+  containerImages?: ImageAllowList;
 }
 
 /** Who is acting, for authorisation and the audit log. */

@@ -5,6 +5,7 @@
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { deriveEncryptionKey } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
+import { ImageAllowList } from '@belfry/handlers/schemas';
 import { webEnv } from './env';
 import { log } from './log';
 
@@ -35,7 +36,8 @@ async function buildDeps(): Promise<ServiceDeps> {
       onError: (err) => log.error({ err }, 'queue client error'),
     });
     const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY));
-    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions };
+    const containerImages = ImageAllowList.parse(env.BELFRY_CONTAINER_IMAGES);
+    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions, containerImages };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

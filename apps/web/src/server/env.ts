@@ -5,6 +5,8 @@ import { z } from 'zod';
 
 const schema = z.object({
   BELFRY_ENCRYPTION_KEY: z.string().min(16, 'BELFRY_ENCRYPTION_KEY must be at least 16 characters').optional(),
+  /** comma-separated image patterns container targets may use (`*` = any characters); unset: none */
+  BELFRY_CONTAINER_IMAGES: z.string().optional(),
   BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   NEXTAUTH_SECRET: z.string().min(16).optional(),
   NEXTAUTH_URL: z.url().optional(),

@@ -11,6 +11,7 @@ import { parseInput } from '../schemas/validate';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
+import { assertTargetAllowed } from './target-policy';
 import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
 import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
@@ -62,6 +63,7 @@ async function reread(db: Queryable, tenantId: string, jobId: string): Promise<J
  */
 export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, patch: JobPatchInput): Promise<JobView> {
   authorize(actor, 'jobs:write');
+  assertTargetAllowed(deps, patch.target);
   const now = nowMs(deps);
   return withTransaction(deps.pool, async (db) => {
     const row = await requireJob(db, actor.tenantId, jobId, true);

@@ -14,6 +14,7 @@ import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempot
 import { JOB_SELECT, type JobRow, specOf, toJobView } from './job-rows';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { nextRunAt, putScheduleEntry } from './schedule-entries';
+import { assertTargetAllowed } from './target-policy';
 
 /** Timestamps are kept at millisecond precision, which is what ids and JSON carry. */
 export function nowMs(deps: ServiceDeps): Date {
@@ -71,6 +72,7 @@ export async function createJob(
   options: CreateJobOptions = {},
 ): Promise<CreateJobResult> {
   authorize(actor, 'jobs:write');
+  assertTargetAllowed(deps, input.target);
   const key = options.idempotencyKey === undefined ? undefined : checkIdempotencyKey(options.idempotencyKey);
   const now = nowMs(deps);
   const jobId = newId('job', now);
