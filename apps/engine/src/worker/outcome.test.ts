@@ -53,6 +53,7 @@ describe('attemptOutcome', () => {
       error: null,
       responseSnippet: 'ok',
       requestHeaders: { a: 'b' },
+      exitCode: null,
     });
   });
 
