@@ -37,7 +37,10 @@ export async function insertTenant(
 
 export interface JobOptions {
   schedule: ScheduleSpec;
-  url: string;
+  /** the http target's URL (ignored when `target` is given) */
+  url?: string;
+  /** a target of another kind, stored as given */
+  target?: Record<string, unknown>;
   method?: string;
   headers?: Record<string, string>;
   payload?: unknown;
@@ -76,7 +79,7 @@ export async function insertJob(
       s.type === 'once' ? s.runAt : null,
       s.type === 'interval' ? s.everySeconds : null,
       anchor,
-      JSON.stringify({ type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} }),
+      JSON.stringify(o.target ?? { type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} }),
       JSON.stringify(o.payload ?? { hello: 'world' }),
       o.retry?.maxAttempts ?? 3,
       o.retry?.initialDelaySeconds ?? 0,

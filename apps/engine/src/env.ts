@@ -1,7 +1,8 @@
 // The engine's configuration: parsed from the environment once, at start, with clear errors.
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { readDbEnv } from '@belfry/db';
+import { DEFAULT_DOCKER_HOST, dockerHostProblem, ImageAllowList } from '@belfry/handlers';
 import { z } from 'zod';
 
 const roles = z
@@ -43,6 +44,15 @@ const schema = z.object({
   BELFRY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
   BELFRY_MISFIRE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   BELFRY_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(100_000).default(50),
+  BELFRY_DOCKER_HOST: z
+    .string()
+    .default(DEFAULT_DOCKER_HOST)
+    .superRefine((value, ctx) => {
+      const problem = dockerHostProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  BELFRY_CONTAINER_IMAGES: z.string().optional(),
+  BELFRY_CONTAINER_SLOTS: z.coerce.number().int().min(1).max(10_000).optional(),
 });
 
 export type Role = 'scheduler' | 'worker';
@@ -60,6 +70,10 @@ export interface EngineEnv {
   runLeaseMs: number;
   misfireGraceMs: number;
   tenantConcurrency: number;
+  /** container targets: the Docker Engine, the images allowed (none: the node serves no container lane), slots */
+  dockerHost: string;
+  containerImages: ImageAllowList;
+  containerSlots: number;
   db: ReturnType<typeof readDbEnv>;
 }
 
@@ -83,6 +97,9 @@ export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
     runLeaseMs: e.BELFRY_RUN_LEASE_SECONDS * 1000,
     misfireGraceMs: e.BELFRY_MISFIRE_GRACE_SECONDS * 1000,
     tenantConcurrency: e.BELFRY_TENANT_CONCURRENCY,
+    dockerHost: e.BELFRY_DOCKER_HOST,
+    containerImages: ImageAllowList.parse(e.BELFRY_CONTAINER_IMAGES),
+    containerSlots: e.BELFRY_CONTAINER_SLOTS ?? availableParallelism(),
     db: readDbEnv(env),
   };
 }

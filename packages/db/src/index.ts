@@ -24,3 +24,4 @@ export * from './sql/select-expired-runs';
 export * from './sql/fail-expired-runs';
 export * from './sql/complete-finished-jobs';
 export * from './sql/cancel-claimed-ahead';
+export * from './sql/adopt-container-runs';

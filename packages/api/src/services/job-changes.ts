@@ -17,6 +17,7 @@ import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
 import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
 import {
   cancelOpenRuns,
+  cancelRunningContainerRuns,
   deleteScheduleEntry,
   nextRunAt,
   occurrenceRunStatus,
@@ -140,7 +141,9 @@ export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): 
     ]);
     await deleteScheduleEntry(db, row.id);
     const withdrawn = await withdrawFutureScheduledRuns(db, row.tenant_id, row.id, now);
-    const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
+    const cancelled =
+      (await cancelOpenRuns(db, row.tenant_id, row.id, now)) +
+      (await cancelRunningContainerRuns(db, row.tenant_id, row.id, now));
     await auditSql(db, actor, 'job.paused', 'job', row.id, { cancelledRuns: cancelled, withdrawnRuns: withdrawn });
     return reread(db, actor.tenantId, row.id);
   });
@@ -178,7 +181,9 @@ export async function deleteJob(deps: ServiceDeps, actor: Actor, jobId: string):
       now,
     ]);
     await deleteScheduleEntry(db, row.id);
-    const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
+    const cancelled =
+      (await cancelOpenRuns(db, row.tenant_id, row.id, now)) +
+      (await cancelRunningContainerRuns(db, row.tenant_id, row.id, now));
     await auditSql(db, actor, 'job.deleted', 'job', row.id, { name: row.name, cancelledRuns: cancelled });
   });
 }

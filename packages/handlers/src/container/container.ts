@@ -26,6 +26,8 @@ export interface ContainerHandlerOptions {
   killGraceMs?: number;
   /** processes a container may have at once; default 512 */
   pidsLimit?: number;
+  /** more labels for every container (the engine's deployment id) */
+  labels?: Record<string, string>;
 }
 
 type Result = Omit<HandlerOutcome, 'durationMs'>;
@@ -190,6 +192,7 @@ export class ContainerHandler implements Handler<StoredContainerTarget> {
       Image: target.image,
       Env: env,
       Labels: {
+        ...this.options.labels,
         [LABELS.runId]: ctx.runId,
         [LABELS.attempt]: String(ctx.attempt),
         [LABELS.tenantId]: ctx.tenantId,
