@@ -16,11 +16,7 @@ export interface ContainerRunState {
 }
 
 /** The runs of these (run id, scheduled time) pairs; runs that do not exist are simply absent. */
-export async function selectContainerRuns(
-  tx: Queryable,
-  ids: string[],
-  times: Date[],
-): Promise<ContainerRunState[]> {
+export async function selectContainerRuns(tx: Queryable, ids: string[], times: Date[]): Promise<ContainerRunState[]> {
   if (!ids.length) return [];
   const { rows } = await tx.query<ContainerRunState>(
     `SELECT r.id, r.attempt, r.status, r.worker_id,
