@@ -8,7 +8,8 @@ import { runKey } from '../services/run-rows';
 
 export interface RunDetail {
   run: RunView;
-  job: { id: string; name: string; deleted: boolean } | null;
+  /** targetType: the kind the job targets now (how attempts are shown: HTTP exchange or container output) */
+  job: { id: string; name: string; deleted: boolean; targetType: string } | null;
   lastError: string | null;
   attempts: Array<AttemptView & { requestHeaders: Record<string, string> | null; lagMs: number | null }>;
   replays: Array<{ id: string; status: RunView['status']; createdAt: string }>;
@@ -18,8 +19,13 @@ export async function runDetail(deps: ServiceDeps, actor: Actor, runId: string):
   const run = await getRun(deps, actor, runId); // authorises runs:read; 404 for another tenant's run
   const key = runKey(run.id);
   const [extra, headers, replays] = await Promise.all([
-    deps.pool.query<{ name: string | null; deleted: boolean | null; last_error: string | null }>(
-      `SELECT j.name, j.deleted_at IS NOT NULL AS deleted, r.last_error
+    deps.pool.query<{
+      name: string | null;
+      deleted: boolean | null;
+      last_error: string | null;
+      target_type: string | null;
+    }>(
+      `SELECT j.name, j.deleted_at IS NOT NULL AS deleted, r.last_error, j.target->>'type' AS target_type
          FROM runs r LEFT JOIN jobs j ON j.id = r.job_id AND j.tenant_id = r.tenant_id
         WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3`,
       [run.id, key?.scheduledTime, actor.tenantId],
@@ -41,7 +47,9 @@ export async function runDetail(deps: ServiceDeps, actor: Actor, runId: string):
   const scheduled = Date.parse(run.scheduledTime);
   return {
     run,
-    job: meta?.name ? { id: run.jobId, name: meta.name, deleted: Boolean(meta.deleted) } : null,
+    job: meta?.name
+      ? { id: run.jobId, name: meta.name, deleted: Boolean(meta.deleted), targetType: meta.target_type ?? 'http' }
+      : null,
     lastError: meta?.last_error ?? null,
     attempts: run.attempts.map((a) => ({
       ...a,

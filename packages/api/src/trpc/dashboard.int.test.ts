@@ -330,6 +330,31 @@ describe('cluster', () => {
     });
     expect(view.nodes.find((n) => n.id === 'node-lost')?.state).toBe('lost');
     expect(view.queue.map((q) => q.priority)).toEqual(['high', 'normal', 'low']);
+    expect(up?.containers).toBeNull();
+    expect(view.containerNodes).toBe(0);
+  });
+
+  it('counts the live nodes that can run containers; a lost one or one whose engine is away does not', async () => {
+    const owner = await signUp();
+    const docker = (available: boolean) =>
+      JSON.stringify({
+        containers: { available, engineId: 'E1', slots: 4, ...(available ? {} : { error: 'ENOENT' }) },
+      });
+    await h.db.pool.query(
+      `INSERT INTO engine_nodes (id, roles, hostname, pid, stats, heartbeat_at)
+       VALUES ('ctr-up', '{worker}', 'h1', 1, $1, now()),
+              ('ctr-away', '{worker}', 'h2', 2, $2, now()),
+              ('ctr-lost', '{worker}', 'h3', 3, $1, now() - interval '1 minute')`,
+      [docker(true), docker(false)],
+    );
+    const view = await owner.api.cluster.overview();
+    expect(view.containerNodes).toBe(1);
+    expect(view.nodes.find((n) => n.id === 'ctr-up')?.containers).toEqual({ available: true, slots: 4, error: null });
+    expect(view.nodes.find((n) => n.id === 'ctr-away')?.containers).toEqual({
+      available: false,
+      slots: 4,
+      error: 'ENOENT',
+    });
   });
 });
 

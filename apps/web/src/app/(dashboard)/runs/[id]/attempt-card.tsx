@@ -1,6 +1,7 @@
 'use client';
 // One delivery attempt of a run: worker, timings, HTTP status and error beside the request
-// headers that were sent (redacted by the engine) and the start of the response.
+// headers that were sent (redacted by the engine) and the start of the response — or, for a
+// container, its exit code and the last 4 KiB of its output.
 import { Badge } from '@/components/badge';
 import { Card, DefinitionList } from '@/components/card';
 import { RunStatusBadge } from '@/components/status';
@@ -23,7 +24,8 @@ function Excerpt({ title, children }: { title: string; children: React.ReactNode
   );
 }
 
-export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
+export function AttemptCard({ attempt: a, container = false }: { attempt: Attempt; container?: boolean }) {
+  const isContainer = container || a.exitCode !== null;
   return (
     <Card
       title={
@@ -31,6 +33,7 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
           Attempt {a.attempt}
           <AttemptBadge status={a.status} />
           {a.httpStatus ? <span className="font-mono text-xs text-slate-600">HTTP {a.httpStatus}</span> : null}
+          {a.exitCode !== null ? <span className="font-mono text-xs text-slate-600">exit {a.exitCode}</span> : null}
         </span>
       }
       actions={<span className="font-mono text-xs text-slate-500">{a.workerId ?? '—'}</span>}
@@ -58,7 +61,7 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
             ],
             ...(a.lagMs !== null ? ([['Start lag', formatMs(a.lagMs)]] as Array<[string, string]>) : []),
             ['Duration', formatMs(a.durationMs)],
-            ['HTTP status', a.httpStatus ?? '—'],
+            isContainer ? ['Exit code', a.exitCode ?? '—'] : ['HTTP status', a.httpStatus ?? '—'],
             ...(a.error
               ? ([
                   [
@@ -71,31 +74,48 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
               : []),
           ]}
         />
-        <div className="min-w-0 space-y-4">
-          <Excerpt title="Request headers sent">
-            {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
-              <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
-                {Object.entries(a.requestHeaders)
-                  .sort(([x], [y]) => x.localeCompare(y))
-                  .map(([k, v]) => `${k}: ${v}`)
-                  .join('\n')}
-              </pre>
-            ) : (
-              <p className="text-sm text-slate-500">Not recorded</p>
-            )}
-          </Excerpt>
-          <Excerpt title="Response (first 4 KiB)">
-            {a.responseSnippet ? (
-              <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
-                {a.responseSnippet}
-              </pre>
-            ) : (
-              <p className="text-sm text-slate-500">
-                {a.status === 'running' ? 'Waiting for the response …' : 'Empty'}
-              </p>
-            )}
-          </Excerpt>
-        </div>
+        {isContainer ? (
+          <div className="min-w-0">
+            <Excerpt title="Output (last 4 KiB)">
+              {a.responseSnippet ? (
+                <pre
+                  data-testid="container-output"
+                  className="max-h-80 overflow-auto rounded bg-slate-900 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all text-slate-100"
+                >
+                  {a.responseSnippet}
+                </pre>
+              ) : (
+                <p className="text-sm text-slate-500">{a.status === 'running' ? 'Running …' : 'No output'}</p>
+              )}
+            </Excerpt>
+          </div>
+        ) : (
+          <div className="min-w-0 space-y-4">
+            <Excerpt title="Request headers sent">
+              {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
+                <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
+                  {Object.entries(a.requestHeaders)
+                    .sort(([x], [y]) => x.localeCompare(y))
+                    .map(([k, v]) => `${k}: ${v}`)
+                    .join('\n')}
+                </pre>
+              ) : (
+                <p className="text-sm text-slate-500">Not recorded</p>
+              )}
+            </Excerpt>
+            <Excerpt title="Response (first 4 KiB)">
+              {a.responseSnippet ? (
+                <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
+                  {a.responseSnippet}
+                </pre>
+              ) : (
+                <p className="text-sm text-slate-500">
+                  {a.status === 'running' ? 'Waiting for the response …' : 'Empty'}
+                </p>
+              )}
+            </Excerpt>
+          </div>
+        )}
       </div>
     </Card>
   );

@@ -134,7 +134,7 @@ export function RunDetail({ id }: { id: string }) {
         <ol className="space-y-4">
           {[...attempts].reverse().map((a) => (
             <li key={a.attempt}>
-              <AttemptCard attempt={a} />
+              <AttemptCard attempt={a} container={job?.targetType === 'container'} />
             </li>
           ))}
         </ol>
