@@ -12,6 +12,8 @@ export interface BenchArgs {
     fairBig: number;
     fairSmall: number;
     fairHang: number;
+    /** container scenario: occurrences, and the bare docker run calls beside them */
+    containers: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -59,6 +61,7 @@ export function parseArgs(args: string[]): BenchArgs {
       herd: numberArg('herd', base.herd),
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
+      containers: numberArg('containers', 200),
     },
     peerWorkloads,
     peerSettings,

@@ -154,7 +154,16 @@ export async function insertTenants(pool: pg.Pool, ids: string[], maxConcurrency
  */
 export async function insertOneOffJobs(
   pool: pg.Pool,
-  options: { count: number; tenants: string[]; runAt: Date; url: string; prefix: string; partitions: number },
+  options: {
+    count: number;
+    tenants: string[];
+    runAt: Date;
+    url: string;
+    prefix: string;
+    partitions: number;
+    /** a target of another kind instead of an http one to `url` */
+    target?: Record<string, unknown>;
+  },
 ): Promise<void> {
   const { newId, partitionOf } = await import('@belfry/core');
   const batch = 5_000;
@@ -183,7 +192,7 @@ export async function insertOneOffJobs(
         parts,
         options.prefix,
         options.runAt,
-        JSON.stringify({ type: 'http', url: options.url, method: 'POST', headers: {} }),
+        JSON.stringify(options.target ?? { type: 'http', url: options.url, method: 'POST', headers: {} }),
       ],
     );
   }
