@@ -12,6 +12,8 @@ export default defineConfig({
           name: 'unit',
           include: ['{apps,packages}/*/{src,test}/**/*.test.ts', 'scripts/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          // Property tests walk 100K inputs: seconds on a busy 2-core machine, not a hang.
+          testTimeout: 30_000,
         },
       },
       {

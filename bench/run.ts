@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only=herd,steady,container,peers,...]`: Belfry's benchmark suite. Prints a
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
-// development runs: --herd=N, --steady-rate=N, --steady-seconds=N, --containers=N; for the peers (bench/peers):
+// development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results).
 import { execFileSync } from 'node:child_process';
@@ -15,6 +15,7 @@ import { fmt } from './lib/stats';
 import { lagHistogram, lagOverTime } from './lib/svg';
 import { runHerd, type HerdResult } from './scenarios/herd';
 import { runFailover, type FailoverResult } from './scenarios/failover';
+import { runCreate, type CreateResult } from './scenarios/create';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
 import { runContainer, type ContainerResult } from './scenarios/container';
 import { runScale, type ScaleResult } from './scenarios/scale';
@@ -59,6 +60,23 @@ async function main() {
     writeFileSync(
       join(outDir, 'herd-lag-histogram.svg'),
       lagHistogram(`Herd of ${P.herd}: start-lag distribution`, lags),
+    );
+  }
+  let herdJitter: HerdResult | undefined;
+  if (want('herd-jitter')) {
+    log(`herd-jitter: ${P.herd} jobs with jitterSeconds ${P.herdJitter}, lag from each run's dueAt`);
+    herdJitter = await runHerd({
+      count: P.herd,
+      tenants: 20,
+      engines: 2,
+      label: 'herd-jitter',
+      jitterSeconds: P.herdJitter,
+    });
+    const { points, lags, ...rest } = herdJitter;
+    results.herdJitter = rest;
+    writeFileSync(
+      join(outDir, 'herd-jitter-lag-over-time.svg'),
+      lagOverTime(`Herd of ${P.herd}, jitter ${P.herdJitter} s: start lag (from dueAt) vs time since due`, points),
     );
   }
   if (want('steady')) {
@@ -111,6 +129,12 @@ async function main() {
     );
     container = await runContainer({ count: P.containers, slots });
     results.container = container;
+  }
+  let create: CreateResult | undefined;
+  if (want('create')) {
+    log(`create: ${P.create} jobs through POST /api/v1/jobs/batch, 1,000 per request, 2 in flight`);
+    create = await runCreate({ count: P.create, batch: 1_000, concurrency: 2 });
+    results.create = create;
   }
   let failover: FailoverResult | undefined;
   if (want('failover')) {
@@ -204,6 +228,17 @@ async function main() {
     rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
     rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
   }
+  if (herdJitter) {
+    rows.push(['herd-jitter', 'jobs / jitterSeconds', `${herdJitter.parameters.jobs} / ${P.herdJitter}`, '']);
+    rows.push(['herd-jitter', 'all delivered (from nominal due)', fmt(herdJitter.deliveredAllMs), '']);
+    rows.push([
+      'herd-jitter',
+      'start lag from dueAt p50/p95/p99/max',
+      `${fmt(herdJitter.lag.p50)} / ${fmt(herdJitter.lag.p95)} / ${fmt(herdJitter.lag.p99)} / ${fmt(herdJitter.lag.max)}`,
+      'p99 ≤ 1000 ms',
+    ]);
+    rows.push(['herd-jitter', 'duplicates / missing', `${herdJitter.duplicates} / ${herdJitter.missing}`, '0 / 0']);
+  }
   if (steady) {
     rows.push(['steady', 'delivered / expected', `${steady.delivered} / ${steady.expected}`, '']);
     rows.push([
@@ -265,6 +300,22 @@ async function main() {
     rows.push(['container', 'added overhead p50/p99', `${fmt(c.overheadMs.p50)} / ${fmt(c.overheadMs.p99)}`, '']);
     rows.push(['container', 'Belfry ÷ bare p50', String(c.ratioP50 ?? '-'), '≤ 1.2']);
     rows.push(['container', 'runs/s Belfry / bare', `${c.belfry.perSecond} / ${c.bare.perSecond}`, '']);
+  }
+  if (create) {
+    rows.push(['create', 'jobs created / stored', `${create.created} / ${create.stored.jobs}`, '']);
+    rows.push(['create', 'through POST /jobs/batch', `${create.jobsPerSecond} jobs/s`, '≥ 5000 jobs/s']);
+    rows.push([
+      'create',
+      'request (1,000 jobs) p50/p99',
+      `${fmt(create.requestMs.p50)} / ${fmt(create.requestMs.p99)}`,
+      '',
+    ]);
+    rows.push([
+      'create',
+      'CPU per 1,000 jobs: API / PostgreSQL',
+      `${fmt(create.cpuMsPer1000.api)} / ${fmt(create.cpuMsPer1000.postgres)}`,
+      '',
+    ]);
   }
   if (failover) {
     rows.push(['failover', 'occurrences delivered / expected', `${failover.delivered} / ${failover.expected}`, '']);

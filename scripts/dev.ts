@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { seedDemoTenant, systemClock } from '@belfry/api';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring, parseKeyList } from '@belfry/core';
 import {
   createPool,
   createPrisma,
@@ -49,7 +49,7 @@ async function seed(url: string, partitions: number, encryptionKey: string) {
       queue,
       clock: systemClock,
       log: console,
-      encryptionKey: deriveEncryptionKey(encryptionKey),
+      keyring: Keyring.from(encryptionKey, parseKeyList(process.env.BELFRY_DECRYPTION_KEYS)),
       partitions,
     };
     return await seedDemoTenant(deps, randomBytes(9).toString('base64url'));

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring, parseKeyList } from '@belfry/core';
 import {
   createPool,
   createPrisma,
@@ -114,7 +114,7 @@ async function startAll(): Promise<void> {
         queue,
         clock: systemClock,
         log: console,
-        encryptionKey: deriveEncryptionKey(encryptionKey),
+        keyring: Keyring.from(encryptionKey, parseKeyList(process.env.BELFRY_DECRYPTION_KEYS)),
         partitions,
       },
       randomBytes(9).toString('base64url'),
@@ -150,10 +150,11 @@ async function startAll(): Promise<void> {
   supervisor.on('give-up', () => void shutdown(1));
   supervisor.add({
     name: 'web',
-    command: join(root, 'node_modules/.bin/next'),
-    args: ['start', '-p', String(env.PORT)],
+    // Next's handler on our own server, which knows each client's address (scripts/web-server.ts).
+    command: process.execPath,
+    args: ['--import', 'tsx', join(root, 'scripts/web-server.ts')],
     cwd: join(root, 'apps/web'),
-    env: { ...childEnv, NEXT_TELEMETRY_DISABLED: '1' },
+    env: { ...childEnv, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
   });
   if (env.BELFRY_ROLES.trim() !== 'none') {
     supervisor.add({

@@ -15,6 +15,8 @@ export interface EngineNode {
   nodeId: string;
   process: ChildProcess;
   logs: EngineLogLine[];
+  /** what the process wrote to stderr (crashes, startup failures) */
+  stderr: string[];
   waitForLog(predicate: (line: EngineLogLine) => boolean, timeoutMs?: number): Promise<EngineLogLine>;
   /** SIGTERM and wait for exit */
   stop(timeoutMs?: number): Promise<number | null>;
@@ -77,6 +79,7 @@ export function startEngineNode(options: StartEngineOptions): Promise<EngineNode
     nodeId: options.nodeId,
     process: child,
     logs,
+    stderr,
     exited,
     waitForLog(predicate, timeoutMs = 30_000) {
       const found = logs.find(predicate);

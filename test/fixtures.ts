@@ -4,19 +4,23 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import {
   generateSigningSecret,
+  SIGNING_SECRET_PURPOSE,
   type MisfirePolicy,
   newId,
   nextFireTime,
   type OverlapPolicy,
   partitionOf,
   type Priority,
-  sealSecret,
+  Keyring,
   type ScheduleSpec,
 } from '@belfry/core';
+import { sealTarget } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7);
 export const TEST_ENCRYPTION_KEY_MATERIAL = TEST_ENCRYPTION_KEY.toString('base64');
+/** The keyring engine processes started with TEST_ENCRYPTION_KEY_MATERIAL use. */
+export const TEST_KEYRING = Keyring.from(TEST_ENCRYPTION_KEY_MATERIAL);
 
 export async function insertTenant(
   pool: pg.Pool,
@@ -30,7 +34,7 @@ export async function insertTenant(
   );
   await pool.query('INSERT INTO signing_secrets (tenant_id, current_secret) VALUES ($1, $2)', [
     id,
-    sealSecret(TEST_ENCRYPTION_KEY, secret),
+    TEST_KEYRING.seal(secret, { tenantId: id, purpose: SIGNING_SECRET_PURPOSE }),
   ]);
   return { id, secret };
 }
@@ -49,6 +53,7 @@ export interface JobOptions {
   priority?: Priority;
   misfirePolicy?: MisfirePolicy;
   overlapPolicy?: OverlapPolicy;
+  jitterSeconds?: number;
   /** override the first next_run_at (e.g. in the past, to simulate an outage) */
   nextRunAt?: Date;
   partitions: number;
@@ -65,11 +70,24 @@ export async function insertJob(
   const s = o.schedule;
   const anchor = s.type === 'interval' ? s.anchor : now;
   const partition = partitionOf(id, o.partitions);
+  // Stored as the API stores it: write-only header values masked, sealed into target_secrets.
+  const target = sealTarget(
+    TEST_KEYRING,
+    tenantId,
+    (o.target as Parameters<typeof sealTarget>[2] | undefined) ?? {
+      type: 'http',
+      url: o.url ?? '',
+      method: o.method ?? 'POST',
+      headers: o.headers ?? {},
+    },
+    null,
+  );
   await pool.query(
     `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
-                       timeout_seconds, priority, misfire_policy, overlap_policy, partition)
-     VALUES ($1, $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+                       timeout_seconds, priority, misfire_policy, overlap_policy, partition, target_secrets,
+                       jitter_seconds)
+     VALUES ($1, $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
     [
       id,
       tenantId,
@@ -79,7 +97,7 @@ export async function insertJob(
       s.type === 'once' ? s.runAt : null,
       s.type === 'interval' ? s.everySeconds : null,
       anchor,
-      JSON.stringify(o.target ?? { type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} }),
+      JSON.stringify(target.stored),
       JSON.stringify(o.payload ?? { hello: 'world' }),
       o.retry?.maxAttempts ?? 3,
       o.retry?.initialDelaySeconds ?? 0,
@@ -89,6 +107,8 @@ export async function insertJob(
       o.misfirePolicy ?? 'run_once',
       o.overlapPolicy ?? 'allow',
       partition,
+      target.sealed,
+      o.jitterSeconds ?? 0,
     ],
   );
   const next = o.nextRunAt ?? (s.type === 'once' ? s.runAt : nextFireTime(s, now));

@@ -1,7 +1,7 @@
 // A real Belfry API for the CLI's and the client's end-to-end tests: the REST handler from @belfry/api on a
 // node:http server on 127.0.0.1, over a cloned test database with real Prisma and pg-boss.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient } from '@belfry/db';
 import { ImageAllowList } from '@belfry/handlers/schemas';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
@@ -63,7 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     queue,
     clock: { now: () => new Date() },
     log: silent,
-    encryptionKey: deriveEncryptionKey(ENCRYPTION_KEY_MATERIAL),
+    keyring: Keyring.from(ENCRYPTION_KEY_MATERIAL),
     partitions: db.partitions,
     containerImages: ImageAllowList.parse(options.containerImages),
   };

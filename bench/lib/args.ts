@@ -14,6 +14,10 @@ export interface BenchArgs {
     fairHang: number;
     /** container scenario: occurrences, and the bare docker run calls beside them */
     containers: number;
+    /** jobs the create scenario sends through POST /api/v1/jobs/batch */
+    create: number;
+    /** jitterSeconds of the herd-jitter scenario's jobs */
+    herdJitter: number;
   };
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -43,7 +47,15 @@ export function parseArgs(args: string[]): BenchArgs {
     throw new Error(`--peer-settings is not JSON: ${(err as Error).message}`);
   }
   const base = quick
-    ? { herd: 20_000, steadySeconds: 60, scale: [100_000, 1_000_000], fairBig: 10_000, fairSmall: 100, fairHang: 500 }
+    ? {
+        herd: 20_000,
+        steadySeconds: 60,
+        scale: [100_000, 1_000_000],
+        fairBig: 10_000,
+        fairSmall: 100,
+        fairHang: 500,
+        create: 20_000,
+      }
     : {
         herd: 100_000,
         steadySeconds: 300,
@@ -51,6 +63,7 @@ export function parseArgs(args: string[]): BenchArgs {
         fairBig: 50_000,
         fairSmall: 100,
         fairHang: 500,
+        create: 100_000,
       };
   return {
     quick,
@@ -62,6 +75,8 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       containers: numberArg('containers', 200),
+      create: numberArg('create', base.create),
+      herdJitter: numberArg('herd-jitter', 60),
     },
     peerWorkloads,
     peerSettings,

@@ -133,8 +133,8 @@ export const SECRET = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
 
 /** Tenants with a sealed signing secret, straight into the tables. */
 export async function insertTenants(pool: pg.Pool, ids: string[], maxConcurrency: number): Promise<void> {
-  const { sealSecret } = await import('@belfry/core');
-  const key = Buffer.alloc(32, 7);
+  const { Keyring, SIGNING_SECRET_PURPOSE } = await import('@belfry/core');
+  const keyring = Keyring.from(Buffer.alloc(32, 7).toString('base64'));
   for (const id of ids) {
     await pool.query(
       `INSERT INTO tenants (id, name, slug, max_concurrency) VALUES ($1, $1, $1, $2) ON CONFLICT (id) DO NOTHING`,
@@ -142,7 +142,7 @@ export async function insertTenants(pool: pg.Pool, ids: string[], maxConcurrency
     );
     await pool.query(
       `INSERT INTO signing_secrets (tenant_id, current_secret) VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING`,
-      [id, sealSecret(key, SECRET)],
+      [id, keyring.seal(SECRET, { tenantId: id, purpose: SIGNING_SECRET_PURPOSE })],
     );
   }
 }

@@ -1,7 +1,7 @@
 // Herd: N one-off jobs across tenants, all due in the same second. Measures when all runs are
 // materialized (run row + queue message, one transaction), when all are delivered, the start
 // lag distribution, and checks there are no duplicate and no missing occurrences.
-import { newId } from '@belfry/core';
+import { dueTime, newId } from '@belfry/core';
 import { benchDatabase, insertOneOffJobs, insertTenants, startEngines, startSink } from '../lib/harness';
 import { herdFigures } from '../lib/figures';
 import { summarize, type Summary } from '../lib/stats';
@@ -18,6 +18,8 @@ export interface HerdOptions {
   hangBig?: boolean;
   engines: number;
   label: string;
+  /** every job gets this jitterSeconds; start lag is then measured from each run's dueAt */
+  jitterSeconds?: number;
 }
 
 export interface HerdResult {
@@ -92,7 +94,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
 
     // Everything becomes due in the same second, a few seconds from now.
     const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
-    await db.pool.query('UPDATE jobs SET run_at = $1', [due]);
+    await db.pool.query('UPDATE jobs SET run_at = $1, jitter_seconds = $2', [due, o.jitterSeconds ?? 0]);
     await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
 
     let materializedAt: number | null = null;
@@ -117,7 +119,13 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     }
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates, if any, would arrive now
 
-    const figures = herdFigures(sink.records, {
+    // With jitter, each run is due at its scheduled time plus its offset (the run's dueAt, as
+    // the engine computes it): lag counts from there.
+    const jitter = o.jitterSeconds ?? 0;
+    const records = jitter
+      ? sink.records.map((r) => ({ ...r, scheduled: dueTime(r.jobId, new Date(r.scheduled), jitter).getTime() }))
+      : sink.records;
+    const figures = herdFigures(records, {
       due: due.getTime(),
       expected,
       judged: (r) => !hung.has(r.jobId),
@@ -146,6 +154,8 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         hangBig: o.hangBig ?? false,
         bigTenant: o.skew ? tenants[0] : null,
         dueAt: due.toISOString(),
+        jitterSeconds: jitter,
+        lagFrom: jitter ? "each run's dueAt" : 'the scheduled time',
       },
       materializedAtDue,
       materializedAllMs: materializedAt === null ? null : materializedAt - due.getTime(),

@@ -1,7 +1,7 @@
 // Composition root of an engine node: builds the loops its roles need and owns the order in
 // which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
 // worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
-import { deriveEncryptionKey, type WorkerLane } from '@belfry/core';
+import { Keyring, type WorkerLane } from '@belfry/core';
 import {
   createPool,
   createQueueClient,
@@ -64,13 +64,18 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
   const pool = createPool(target.url, {
     max: ENGINE_POOL_MAX,
     name: `belfry-engine:${env.nodeId}`,
+    onError: (err) => log.debug({ err }, 'idle database connection lost'),
     transactionSettings: {
       idle_in_transaction_session_timeout: Math.min(10_000, env.partitionLeaseMs),
       lock_timeout: 10_000,
     },
   });
   // Retention's pass runs under a session advisory lock (one node at a time).
-  const direct = createPool(target.directUrl, { max: 1, name: `belfry-engine-direct:${env.nodeId}` });
+  const direct = createPool(target.directUrl, {
+    max: 1,
+    name: `belfry-engine-direct:${env.nodeId}`,
+    onError: (err) => log.debug({ err }, 'idle database connection lost'),
+  });
   const boss = await createQueueClient(target.url, {
     supervise: env.roles.includes('worker'),
     max: QUEUE_POOL_MAX,
@@ -143,7 +148,7 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       };
     }
     const handlers = createHandlerRegistry(defaultHandlers({ ...handlerOptions, lanes }));
-    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.encryptionKeyMaterial));
+    const keyring = Keyring.from(localSecret('encryption-key', env.encryptionKeyMaterial), env.decryptionKeyMaterials);
     // LISTEN needs a session of its own: the direct URL.
     const wakeups = new Wakeups(pool, clock, { url: target.directUrl, discoveryMs: 2_000, lanes }, log);
     const limits = new TenantLimits(pool, env.tenantConcurrency);
@@ -152,7 +157,7 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       pool,
       boss,
       handlers,
-      secrets: new SigningSecrets(pool, encryptionKey),
+      secrets: new SigningSecrets(pool, keyring),
       limits,
       wakeups,
       clock,
@@ -192,7 +197,12 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     const reaper = new Reaper(
       pool,
       boss,
-      { intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)), batchSize: 500 },
+      {
+        intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)),
+        batchSize: 500,
+        recoveryGraceMs: env.runLeaseMs,
+        maxScanMs: Math.max(1_000, Math.floor(env.runLeaseMs / 3)),
+      },
       log,
       metrics,
       sweeper,

@@ -1,8 +1,10 @@
 // The engine's configuration: parsed from the environment once, at start, with clear errors.
 import { availableParallelism, hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { parseKeyList } from '@belfry/core';
 import { readDbEnv } from '@belfry/db';
 import { DEFAULT_DOCKER_HOST, dockerHostProblem, ImageAllowList } from '@belfry/handlers';
+import { LOG_LEVELS } from '@belfry/log';
 import { z } from 'zod';
 
 const roles = z
@@ -36,8 +38,9 @@ const schema = z.object({
     .optional(),
   BELFRY_ALLOW_PRIVATE_TARGETS: flag,
   BELFRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  BELFRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   BELFRY_ENCRYPTION_KEY: z.string().min(16).optional(),
+  BELFRY_DECRYPTION_KEYS: z.string().optional(),
   BELFRY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1000),
   BELFRY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(25),
   BELFRY_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(15),
@@ -64,6 +67,8 @@ export interface EngineEnv {
   metricsPort: number;
   logLevel: string;
   encryptionKeyMaterial: string | undefined;
+  /** older keys that still open secrets sealed before a rotation */
+  decryptionKeyMaterials: string[];
   workerConcurrency: number;
   shutdownGraceMs: number;
   partitionLeaseMs: number;
@@ -91,6 +96,7 @@ export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
     metricsPort: e.BELFRY_METRICS_PORT,
     logLevel: e.BELFRY_LOG_LEVEL,
     encryptionKeyMaterial: e.BELFRY_ENCRYPTION_KEY,
+    decryptionKeyMaterials: parseKeyList(e.BELFRY_DECRYPTION_KEYS),
     workerConcurrency: e.BELFRY_WORKER_CONCURRENCY,
     shutdownGraceMs: e.BELFRY_SHUTDOWN_GRACE_SECONDS * 1000,
     partitionLeaseMs: e.BELFRY_LEASE_SECONDS * 1000,

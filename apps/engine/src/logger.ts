@@ -1,23 +1,9 @@
-// Structured JSON logs (pino); secrets and keys never reach the output.
-import pino from 'pino';
+// The engine's logger: Belfry's one logger (@belfry/log — pino, one redaction list), with the
+// node id on every line; run-scoped lines come from child loggers with runId, jobId, tenantId.
+import { createLogger as createBelfryLogger, type Log } from '@belfry/log';
 
-export type Log = pino.Logger;
+export type { Log };
 
 export function createLogger(level: string, base: Record<string, unknown>): Log {
-  return pino({
-    level,
-    base,
-    redact: {
-      paths: [
-        'secret',
-        'secrets',
-        '*.secret',
-        'apiKey',
-        '*.apiKey',
-        'headers.authorization',
-        '*.headers.authorization',
-      ],
-      censor: '[redacted]',
-    },
-  });
+  return createBelfryLogger({ level, base });
 }

@@ -116,7 +116,10 @@ describe('engine crash safety', () => {
     a.signal('SIGCONT');
     await a.waitForLog(
       (l) =>
-        (l.msg === 'partition leases lost' || l.msg === 'fenced out of partitions; not writing for them') &&
+        (l.msg === 'partition leases lost' ||
+          l.msg === 'fenced out of partitions; not writing for them' ||
+          l.msg ===
+            "partition leases expired by this node's own clock (not renewed in time); not scheduling those partitions") &&
         Number(l.time) > stoppedAt,
       30_000,
     );

@@ -1,4 +1,5 @@
 // What every domain service is given: explicit dependencies, no globals.
+import type { Keyring } from '@belfry/core';
 import type { PrismaClient, QueueClient } from '@belfry/db';
 import type { ImageAllowList } from '@belfry/handlers/schemas';
 import type pg from 'pg';
@@ -20,8 +21,8 @@ export interface ServiceDeps {
   pool: pg.Pool;
   clock: Clock;
   log: Logger;
-  /** 32-byte key that seals secrets stored in the database */
-  encryptionKey: Buffer;
+  /** seals and opens secrets stored in the database (BELFRY_ENCRYPTION_KEY + BELFRY_DECRYPTION_KEYS) */
+  keyring: Keyring;
   partitions: number;
   /** pg-boss, for enqueueing manual and replayed runs in the same transaction as their row */
   queue: QueueClient;

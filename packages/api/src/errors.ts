@@ -8,11 +8,19 @@ export type AppErrorCode =
   | 'method_not_allowed'
   | 'conflict'
   | 'unprocessable'
+  | 'quota_exceeded'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'unavailable'
   | 'internal';
+
+export interface QuotaDetails {
+  /** the limit's field in GET /api/v1/limits, e.g. maxJobs */
+  quota: string;
+  limit: number;
+  current: number;
+}
 
 export interface FieldError {
   path: string;
@@ -27,6 +35,7 @@ const STATUS: Record<AppErrorCode, number> = {
   method_not_allowed: 405,
   conflict: 409,
   unprocessable: 422,
+  quota_exceeded: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -42,6 +51,7 @@ const TITLE: Record<AppErrorCode, string> = {
   method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
   unprocessable: 'Unprocessable request',
+  quota_exceeded: 'Quota exceeded',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
@@ -53,13 +63,20 @@ export class AppError extends Error {
   readonly code: AppErrorCode;
   readonly errors: FieldError[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /** quota_exceeded: which limit, its value, and the usage before the refused change */
+  readonly quota: QuotaDetails | undefined;
 
-  constructor(code: AppErrorCode, message: string, extra: { errors?: FieldError[]; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: AppErrorCode,
+    message: string,
+    extra: { errors?: FieldError[]; retryAfterSeconds?: number; quota?: QuotaDetails } = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.errors = extra.errors;
     this.retryAfterSeconds = extra.retryAfterSeconds;
+    this.quota = extra.quota;
   }
 
   get status(): number {
@@ -89,6 +106,9 @@ export interface Problem {
   status: number;
   detail: string;
   errors?: FieldError[];
+  quota?: string;
+  limit?: number;
+  current?: number;
 }
 
 export function toProblem(err: AppError): Problem {
@@ -98,5 +118,6 @@ export function toProblem(err: AppError): Problem {
     status: err.status,
     detail: err.message,
     ...(err.errors ? { errors: err.errors } : {}),
+    ...(err.quota ? { quota: err.quota.quota, limit: err.quota.limit, current: err.quota.current } : {}),
   };
 }

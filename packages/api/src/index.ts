@@ -26,3 +26,8 @@ export { ROUTES } from './rest/routes/index';
 export * from './seed';
 export * from './trpc/index';
 export * from './dashboard/index';
+export { MAX_BODY_BYTES, readCapped } from './rest/request';
+export { problem as problemResponse } from './rest/response';
+export * from './services/operators';
+export * from './security/client-address';
+export * from './services/limits';

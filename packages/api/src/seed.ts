@@ -24,7 +24,9 @@ export async function seedDemoTenant(deps: ServiceDeps, password: string): Promi
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(4242001)`;
     const count = await tx.tenant.count();
     if (count > 0) return { created: false };
-    const created = await insertTenant(tx, deps.encryptionKey, input, prepared);
+    const created = await insertTenant(tx, deps.keyring, input, prepared);
+    // Whoever started this installation runs it: the demo login sees the whole cluster.
+    if (created.userId) await tx.user.update({ where: { id: created.userId }, data: { isOperator: true } });
     return { created: true, email: DEMO_EMAIL, password, apiKey: created.apiKey ?? '', tenantId: created.tenantId };
   });
 }

@@ -53,6 +53,7 @@ describe('POST /api/v1/jobs', () => {
         'priority',
         'misfirePolicy',
         'overlapPolicy',
+        'jitterSeconds',
         'status',
         'nextRunAt',
         'createdAt',

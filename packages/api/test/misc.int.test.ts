@@ -1,4 +1,5 @@
 // Health, schedule preview, the signing secret and the audit log.
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '@belfry/db';
 import { nextFireTimes } from '@belfry/core';
@@ -24,24 +25,87 @@ describe('GET /api/v1/healthz', () => {
   });
 
   it('is a 503 problem when the database is unreachable or the service cannot start', async () => {
-    const dead = createPool('postgres://belfry:x@127.0.0.1:1/none', { max: 1 });
+    const dead = createPool('postgres://belfry-secret-user:x@127.0.0.1:1/none', { max: 1 });
     try {
-      const down = createRestHandler(async () => ({ ...h.deps, pool: dead }), { log: silentLog });
+      const down = createRestHandler(async () => ({ ...h.deps, log: silentLog, pool: dead }), { log: silentLog });
       const res = await down(new Request('http://localhost/api/v1/healthz'));
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(await res.json()).toMatchObject({ status: 503, title: 'Service unavailable' });
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ status: 503, title: 'Service unavailable' });
+      // Never the driver's words: no address, port, user or error code for an anonymous caller.
+      expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|belfry-secret-user|:1\b/);
     } finally {
       await dead.end();
     }
-    const failing = createRestHandler(() => Promise.reject(new Error('connect ECONNREFUSED')), { log: silentLog });
-    expect((await failing(new Request('http://localhost/api/v1/healthz'))).status).toBe(503);
+    const failing = createRestHandler(
+      () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:5432 password authentication failed for "admin"')),
+      { log: silentLog },
+    );
+    const res = await failing(new Request('http://localhost/api/v1/healthz'));
+    expect(res.status).toBe(503);
+    expect(await res.text()).not.toMatch(/ECONNREFUSED|10\.1\.2\.3|admin/);
     const jobs = await failing(
       new Request('http://localhost/api/v1/jobs', { headers: { authorization: `Bearer ${t.key}` } }),
     );
     expect(jobs.status).toBe(503);
     // The document does not need the database.
     expect((await failing(new Request('http://localhost/api/v1/openapi.json'))).status).toBe(200);
+  });
+
+  it('is a 503 problem, not a hang, when the database accepts connections but never answers', async () => {
+    // A network path gone dark: the connection is accepted, nothing ever comes back.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const dark = createPool(`postgres://belfry:x@127.0.0.1:${port}/none`, { max: 2 });
+    try {
+      const down = createRestHandler(async () => ({ ...h.deps, log: silentLog, pool: dark }), { log: silentLog });
+      for (let i = 0; i < 3; i++) {
+        const res = await down(new Request('http://localhost/api/v1/healthz'));
+        expect(res.status).toBe(503);
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+      await dark.end().catch(() => {});
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
+
+describe('request logs', () => {
+  it('one line per request with status and duration, and the tenant, job and run it was about', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const record = (level: string) => (obj: object | string, msg?: string) =>
+      lines.push({ level, ...(typeof obj === 'string' ? { msg: obj } : { ...obj, msg }) });
+    const log = { info: record('info'), warn: record('warn'), error: record('error') };
+    const handle = createRestHandler(async () => ({ ...h.deps, log }), { log });
+    const created = await api.post('/api/v1/jobs', jobBody({ name: 'logged' }));
+    const jobId = (created.body as { id: string }).id;
+    const res = await handle(
+      new Request(`http://localhost/api/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${t.key}` } }),
+    );
+    expect(res.status).toBe(200);
+    const missing = await handle(
+      new Request('http://localhost/api/v1/runs/run_00000000000000000000000000', {
+        headers: { authorization: `Bearer ${t.key}` },
+      }),
+    );
+    expect(missing.status).toBe(404);
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests[0]).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      path: `/api/v1/jobs/${jobId}`,
+      status: 200,
+      tenantId: t.tenantId,
+      jobId,
+    });
+    expect(typeof requests[0]?.durationMs).toBe('number');
+    expect(requests[1]).toMatchObject({ status: 404, tenantId: t.tenantId, runId: 'run_00000000000000000000000000' });
+    // Never the key itself.
+    expect(JSON.stringify(lines)).not.toContain(t.key);
   });
 });
 

@@ -44,6 +44,7 @@ async function fetchDocument() {
 
 const CONTRACT: Record<string, string[]> = {
   '/api/v1/jobs': ['post', 'get'],
+  '/api/v1/jobs/batch': ['post'],
   '/api/v1/jobs/{id}': ['get', 'patch', 'delete'],
   '/api/v1/jobs/{id}/pause': ['post'],
   '/api/v1/jobs/{id}/resume': ['post'],
@@ -57,6 +58,7 @@ const CONTRACT: Record<string, string[]> = {
   '/api/v1/schedule/preview': ['get'],
   '/api/v1/signing-secret': ['get'],
   '/api/v1/signing-secret/rotate': ['post'],
+  '/api/v1/limits': ['get'],
   '/api/v1/healthz': ['get'],
   '/api/v1/openapi.json': ['get'],
 };

@@ -164,6 +164,7 @@ describe('GET /api/v1/jobs/{id}/runs and /api/v1/runs/{runId}', () => {
         'id',
         'jobId',
         'scheduledTime',
+        'dueAt',
         'status',
         'skipReason',
         'attempt',

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { createPrisma, createQueueClient, type QueueClient } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { TEST_ENCRYPTION_KEY } from '../../../test/fixtures';
+import { TEST_KEYRING } from '../../../test/fixtures';
 import {
   DEMO_EMAIL,
   getSigningSecret,
@@ -28,7 +28,7 @@ describe('demo seed', () => {
       queue,
       clock: systemClock,
       log: console,
-      encryptionKey: TEST_ENCRYPTION_KEY,
+      keyring: TEST_KEYRING,
       partitions: db.partitions,
     };
   });

@@ -9,7 +9,7 @@ import {
   type QueueClient,
   queuedMessages,
 } from '@belfry/db';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import {
   type Actor,
@@ -61,7 +61,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     pool,
     clock,
     log: silentLog,
-    encryptionKey: deriveEncryptionKey('test-encryption-key-material'),
+    keyring: Keyring.from('test-encryption-key-material'),
     partitions: db.partitions,
     queue,
   };

@@ -14,6 +14,8 @@ export interface CliEnv {
   configDir: string;
   /** BELFRY_ENCRYPTION_KEY: the key material the server seals secrets with (admin only) */
   encryptionKey: string | undefined;
+  /** BELFRY_DECRYPTION_KEYS: older keys that still open secrets sealed before a rotation (admin only) */
+  decryptionKeys: string[];
 }
 
 const nonEmpty = (value: string | undefined): string | undefined => {
@@ -50,5 +52,9 @@ export function readCliEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
     token: nonEmpty(env.BELFRY_TOKEN),
     configDir: join(configBase, 'belfry'),
     encryptionKey: nonEmpty(env.BELFRY_ENCRYPTION_KEY),
+    decryptionKeys: (env.BELFRY_DECRYPTION_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
   };
 }

@@ -46,6 +46,8 @@ export interface JobCreateFlags {
   priority?: Priority;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
+  /** seconds, parsed from --jitter */
+  jitter?: number;
 }
 
 /** Which flag sets a body field, so a validation error can name the flag the user typed. */
@@ -74,6 +76,7 @@ export const JOB_FIELD_HINTS: FieldHints = {
   priority: '--priority',
   misfirePolicy: '--misfire',
   overlapPolicy: '--overlap',
+  jitterSeconds: '--jitter',
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -142,6 +145,7 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
   if (flags.priority !== undefined) body.priority = flags.priority;
   if (flags.misfire !== undefined) body.misfirePolicy = flags.misfire;
   if (flags.overlap !== undefined) body.overlapPolicy = flags.overlap;
+  if (flags.jitter !== undefined) body.jitterSeconds = flags.jitter;
 
   if (file === undefined) {
     const missing = [

@@ -7,6 +7,7 @@ import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
 import type { Context } from './context';
 import { renderError } from './errors';
+import { limitsCommand } from './commands/limits';
 
 export function createProgram(ctx: Context): Command {
   const program = new Command('belfry')
@@ -16,7 +17,14 @@ export function createProgram(ctx: Context): Command {
     .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
     // Throw instead of exiting, so `run` decides the code: 2 for every usage error.
     .exitOverride();
-  const groups = [...authCommands(ctx), jobsCommand(ctx), runsCommand(ctx), dlqCommand(ctx), adminCommand(ctx)];
+  const groups = [
+    ...authCommands(ctx),
+    jobsCommand(ctx),
+    runsCommand(ctx),
+    dlqCommand(ctx),
+    limitsCommand(ctx),
+    adminCommand(ctx),
+  ];
   for (const group of groups) program.addCommand(inherit(group, program));
   return program;
 }

@@ -16,6 +16,7 @@ const job: Job = {
   priority: 'normal',
   misfirePolicy: 'run_once',
   overlapPolicy: 'allow',
+  jitterSeconds: 0,
   status: 'active',
   nextRunAt: '2026-03-02T06:00:00.000Z',
   createdAt: '2026-03-01T11:00:00.000Z',
@@ -26,6 +27,7 @@ const run: Run = {
   id: 'run_01KB3Y8J2Q7Z9V4N6M5X0C1R2T',
   jobId: job.id,
   scheduledTime: '2026-03-01T11:55:00.000Z',
+  dueAt: '2026-03-01T11:55:00.000Z',
   status: 'dead',
   skipReason: null,
   attempt: 2,
@@ -105,6 +107,8 @@ describe('views', () => {
     expect(out).toContain('name:      daily-report');
     expect(out).toContain('headers:   x-team: billing');
     expect(out).toContain('retry:     5 attempts, backoff 10s up to 1h');
+    expect(out).toContain('jitter:    -');
+    expect(jobDetail({ ...job, jitterSeconds: 90 }, now)).toContain('jitter:    up to 1m30s after each occurrence');
     expect(out).toContain('next run:  2026-03-02T06:00:00.000Z (in 18h)');
   });
 

@@ -90,6 +90,7 @@ export function jobDetail(job: Job, now: Date): string {
     ['priority', job.priority],
     ['misfire', job.misfirePolicy],
     ['overlap', job.overlapPolicy],
+    ['jitter', job.jitterSeconds ? `up to ${formatSeconds(job.jitterSeconds)} after each occurrence` : '-'],
     ['created', formatInstant(job.createdAt, now)],
     ['updated', formatInstant(job.updatedAt, now)],
   ]);
@@ -126,6 +127,7 @@ export function runDetail(run: Run, now: Date): string {
     ['status', runStatus(run)],
     ['trigger', run.replayOf ? `${run.trigger} of ${run.replayOf}` : run.trigger],
     ['scheduled', formatInstant(run.scheduledTime, now)],
+    ...(run.dueAt !== run.scheduledTime ? ([['due', formatInstant(run.dueAt, now)]] as [string, string][]) : []),
     ['started', formatInstant(run.startedAt, now)],
     ['finished', formatInstant(run.finishedAt, now)],
     ['attempts', String(run.attempts.length)],

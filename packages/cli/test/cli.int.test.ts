@@ -146,6 +146,8 @@ describe('with a stored login', () => {
       'skip',
       '--overlap',
       'skip',
+      '--jitter',
+      '1m30s',
     ]);
     expect(job).toMatchObject({
       name: 'nightly-report',
@@ -157,6 +159,7 @@ describe('with a stored login', () => {
       priority: 'high',
       misfirePolicy: 'skip',
       overlapPolicy: 'skip',
+      jitterSeconds: 90,
       status: 'active',
     });
     cronJobId = job.id;
@@ -314,6 +317,134 @@ describe('with a stored login', () => {
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/name: must be 1 to 200 characters/);
+  });
+
+  it('admin set-operator turns the operator view on and off for a user, and names a missing one', async () => {
+    const env = { env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL } };
+    const { rows } = await server.db.pool.query<{ email: string }>(
+      `INSERT INTO users (id, email, password_hash) VALUES ('usr_operator_cli', 'ops@example.com', 'x') RETURNING email`,
+    );
+    expect(rows).toHaveLength(1);
+    const on = await belfry(['admin', 'set-operator', '--email', 'OPS@example.com', '--json'], env);
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toEqual({ userId: 'usr_operator_cli', email: 'ops@example.com', operator: true });
+    const off = await belfry(['admin', 'set-operator', '--email', 'ops@example.com', '--off'], env);
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toMatch(/no longer an operator/);
+    const flag = await server.db.pool.query('SELECT is_operator FROM users WHERE id = $1', ['usr_operator_cli']);
+    expect(flag.rows).toEqual([{ is_operator: false }]);
+    const missing = await belfry(['admin', 'set-operator', '--email', 'nobody@example.com'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no user with e-mail nobody@example.com/);
+  });
+
+  it('admin set-limits changes the limits that belfry limits then shows', async () => {
+    const env = { env: { DATABASE_URL: server.db.url, BELFRY_ENCRYPTION_KEY: ENCRYPTION_KEY_MATERIAL } };
+    const t = await server.createTenant('limited');
+    const set = await belfry(
+      ['admin', 'set-limits', '--tenant', t.tenantId, '--max-jobs', '7', '--max-runs-per-minute', '120', '--json'],
+      env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ tenantId: t.tenantId, maxJobs: 7, maxRunsPerMinute: 120 });
+    const shown = await belfry(['limits', '--json'], { env: { BELFRY_URL: server.url, BELFRY_TOKEN: t.apiKey } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ maxJobs: 7, maxRunsPerMinute: 120, usage: { jobs: 0 } });
+    const human = await belfry(['limits'], { env: { BELFRY_URL: server.url, BELFRY_TOKEN: t.apiKey } });
+    expect(human.stdout).toMatch(/jobs\s+0 of 7/);
+
+    const bad = await belfry(['admin', 'set-limits', '--tenant', t.tenantId, '--max-jobs', '-1'], env);
+    expect(bad.code).toBe(2);
+    const none = await belfry(['admin', 'set-limits', '--tenant', t.tenantId], env);
+    expect(none.code).toBe(2);
+    const unknown = await belfry(['admin', 'set-limits', '--tenant', 'ten_nope', '--max-jobs', '1'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Tenant not found/);
+  });
+});
+
+describe('jobs create --from-file (NDJSON, batches of 1,000)', () => {
+  let env: Record<string, string>;
+  let tenantId: string;
+  const line = (name: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      name,
+      schedule: { type: 'interval', everySeconds: 3600 },
+      target: { type: 'http', url: 'https://example.com/bulk' },
+      ...extra,
+    });
+  const jobCount = async () =>
+    (await server.db.pool.query('SELECT count(*)::int AS n FROM jobs WHERE tenant_id = $1', [tenantId])).rows[0].n;
+
+  beforeAll(async () => {
+    const tenant = await server.createTenant('cli bulk');
+    tenantId = tenant.tenantId;
+    env = { BELFRY_URL: server.url, BELFRY_TOKEN: tenant.apiKey };
+  });
+
+  it('creates every line in batches of 1,000, skipping blank lines', async () => {
+    const file = join(home, 'bulk.ndjson');
+    const lines = Array.from({ length: 1001 }, (_, i) => line(`bulk-${i}`));
+    lines.splice(500, 0, '', '   ');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = await belfry(['jobs', 'create', '--from-file', file], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`Created 1001 jobs from ${file}.\n`);
+    expect(r.stderr).toBe('created 1000 of 1001 jobs\ncreated 1001 of 1001 jobs\n');
+    expect(await jobCount()).toBe(1001);
+  });
+
+  it('--json prints the created jobs; "-" reads stdin', async () => {
+    const r = await belfry(['jobs', 'create', '--from-file', '-', '--json'], {
+      env,
+      input: `${line('stdin-a')}\n${line('stdin-b', { priority: 'high' })}`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { data: { id: string; name: string; priority: string }[] };
+    expect(out.data.map((j) => [j.name, j.priority])).toEqual([
+      ['stdin-a', 'normal'],
+      ['stdin-b', 'high'],
+    ]);
+  });
+
+  it('a line that is not JSON stops before anything is sent, naming the line, exit 1', async () => {
+    const before = await jobCount();
+    const file = join(home, 'broken.ndjson');
+    writeFileSync(file, [line('ok-1'), line('ok-2'), '{"name": "broken",', line('ok-4')].join('\n'));
+    const r = await belfry(['jobs', 'create', '--from-file', file], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^error: ${file} line 3: not valid JSON`));
+    const array = join(home, 'array.ndjson');
+    writeFileSync(array, `${line('ok')}\n[1, 2]\n`);
+    const r2 = await belfry(['jobs', 'create', '--from-file', array], { env });
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/line 2: must be a JSON object/);
+    expect(await jobCount()).toBe(before);
+  });
+
+  it('a refused batch names the line of each bad job; earlier batches stay created, exit 1', async () => {
+    const before = await jobCount();
+    const file = join(home, 'invalid.ndjson');
+    const lines = Array.from({ length: 1010 }, (_, i) => line(`second-${i}`));
+    lines[1004] = line('bad-cron', { schedule: { type: 'cron', expression: '61 * * * *' } });
+    writeFileSync(file, lines.join('\n'));
+    const r = await belfry(['jobs', 'create', '--from-file', file], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`error: ${file}: the batch of lines 1001-1010 was refused; nothing in it was created:`);
+    expect(r.stderr).toMatch(/\n {2}line 1005: schedule\.expression: .+\n/);
+    expect(r.stderr).toContain('1000 jobs from lines before 1001 were created');
+    expect(await jobCount()).toBe(before + 1000);
+  });
+
+  it('single-job flags do not mix with --from-file, exit 2', async () => {
+    const r = await belfry(['jobs', 'create', '--from-file', 'x.ndjson', '--name', 'n'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--name cannot be combined with it/);
+    const missing = await belfry(['jobs', 'create', '--from-file', join(home, 'missing.ndjson')], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/--from-file .*missing\.ndjson: no such file/);
   });
 });
 

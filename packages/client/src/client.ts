@@ -12,6 +12,7 @@ import type {
   Job,
   JobCreate,
   JobPatch,
+  Limits,
   operations,
   Page,
   ReplayResult,
@@ -83,6 +84,16 @@ export class BelfryClient {
     return dataOf(this.api.POST('/api/v1/jobs', { body, params: { header } }));
   }
 
+  /**
+   * Creates up to 1,000 jobs in one request, all or none (a 400 names each bad item as
+   * `jobs.<index>.<field>`). Answers the jobs in the order given.
+   */
+  async createJobs(jobs: JobCreate[], options: { idempotencyKey?: string } = {}): Promise<Job[]> {
+    const header = options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {};
+    const batch = await dataOf(this.api.POST('/api/v1/jobs/batch', { body: { jobs }, params: { header } }));
+    return batch.data;
+  }
+
   getJob(id: string): Promise<Job> {
     return dataOf(this.api.GET('/api/v1/jobs/{id}', { params: { path: { id } } }));
   }
@@ -147,6 +158,11 @@ export class BelfryClient {
   /** The previous secret keeps signing alongside the new one for 24 hours. */
   rotateSigningSecret(): Promise<SigningSecret> {
     return dataOf(this.api.POST('/api/v1/signing-secret/rotate'));
+  }
+
+  /** The tenant's limits and usage; a change past one answers 422 quota-exceeded (a BelfryApiError). */
+  getLimits(): Promise<Limits> {
+    return dataOf(this.api.GET('/api/v1/limits'));
   }
 
   health(): Promise<{ status: 'ok' }> {

@@ -17,6 +17,8 @@ export type { components, operations, paths };
 type Schemas = components['schemas'];
 
 export type Job = Schemas['Job'];
+/** The tenant's limits and what it uses of them (GET /api/v1/limits). */
+export type Limits = Schemas['Limits'];
 export type JobCreate = Schemas['JobCreate'];
 export type JobPatch = Schemas['JobPatch'];
 export type Schedule = Schemas['Schedule'];

@@ -10,3 +10,4 @@ export * from './partition';
 export * from './vocabulary';
 export * from './text';
 export * from './secret-box';
+export * from './jitter';

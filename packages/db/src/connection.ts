@@ -92,6 +92,10 @@ export interface PoolOptions {
    * would not keep them for the server connection a transaction lands on anyway.
    */
   transactionSettings?: Record<string, number | string>;
+  /** how long a new connection may take (default 10 s) */
+  connectionTimeoutMs?: number;
+  /** told about errors of idle connections (the server restarted, a backend was terminated) */
+  onError?: (err: Error) => void;
 }
 
 export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
@@ -100,12 +104,66 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     max: options.max ?? 10,
     application_name: options.name ?? 'belfry',
     idleTimeoutMillis: 30_000,
+    // A database that does not answer a connection attempt (a network path gone dark) fails
+    // it after this long instead of holding the caller forever; keepalive notices dead peers.
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+    keepAlive: true,
   });
   // An idle client's error (e.g. the server restarted) must not crash the process; the
   // pool drops that client and the next query reconnects.
-  pool.on('error', () => {});
+  pool.on('error', (err) => options.onError?.(err));
   if (options.transactionSettings) setTransactionSettings(pool, options.transactionSettings);
   return pool;
+}
+
+/**
+ * Answers within `timeoutMs` whether the database runs a query for `pool`: rejects with why
+ * not. A database that does not answer at all (a network path gone dark, no reset) must not
+ * hang the caller — a health check is asked exactly then — so a connection that has not
+ * answered in time is discarded rather than returned to the pool, and one that arrives too
+ * late is released unused.
+ */
+export async function pingDatabase(pool: pg.Pool, timeoutMs = 1_500): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  let client: pg.PoolClient | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      // Discarded, not released: a statement may still be in flight on it.
+      client?.release(new Error('database did not answer in time'));
+      reject(new Error(`the database did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  const ping = (async () => {
+    const connected = await pool.connect();
+    if (timedOut) {
+      connected.release(new Error('connected too late'));
+      return;
+    }
+    client = connected;
+    const onError = () => {}; // the query below fails as well; it says why
+    connected.on('error', onError);
+    try {
+      await connected.query('SELECT 1');
+    } catch (err) {
+      if (!timedOut) {
+        connected.off('error', onError);
+        connected.release(err as Error);
+      }
+      throw err;
+    }
+    if (!timedOut) {
+      connected.off('error', onError);
+      connected.release();
+    }
+  })();
+  ping.catch(() => {}); // after a timeout nobody awaits it
+  try {
+    await Promise.race([ping, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Replaces the database name in a PostgreSQL URL. */

@@ -191,6 +191,7 @@ export async function initDataDir(
         '--encoding=UTF8',
         '--locale=C',
       ],
+      // biome-ignore lint/style/noProcessEnv: initdb inherits this process's environment, messages in English
       { ...(ids ?? {}), env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' } },
     ).catch((err: NodeJS.ErrnoException) => {
       throw new StartupError(

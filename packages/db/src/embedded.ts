@@ -161,6 +161,7 @@ async function startServer(home: string, dataDir: string, port: number, postgres
       '-c',
       'max_wal_size=4GB',
     ],
+    // biome-ignore lint/style/noProcessEnv: the server inherits this process's environment, messages in English
     { detached: true, stdio: ['ignore', out, out], ...(ids ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } },
   );
   closeSync(out);

@@ -112,7 +112,27 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const inner = (Array.isArray(e.errors) ? (e.errors[0] as ErrorLike | undefined) : undefined) ?? {};
   const code = String(e.code ?? inner.code ?? '');
   if (UNAVAILABLE_CODES.has(code)) return true;
-  return /Connection terminated|timeout expired|connection timeout/i.test(String(e.message ?? ''));
+  return /Connection terminated|timeout expired|connection timeout|timeout exceeded when trying to connect|not queryable/i.test(
+    String(e.message ?? ''),
+  );
+}
+
+const TRANSIENT_CODES = new Set([
+  '25P03', // idle_in_transaction_session_timeout ended the session
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '55P03', // lock_not_available (lock_timeout)
+  '57014', // query_canceled
+]);
+
+/**
+ * Would the same statement likely succeed if tried again later: the database away or
+ * restarting, the session ended under it, a lock or serialization conflict? Not so for a
+ * constraint violation or a bug in the SQL, which trying again only repeats.
+ */
+export function isTransientDatabaseError(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  return TRANSIENT_CODES.has(String((err as ErrorLike | null)?.code ?? ''));
 }
 
 /** Exit code of a Belfry process that could not start because the database is unavailable. */

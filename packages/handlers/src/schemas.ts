@@ -6,9 +6,23 @@ import type { Lane, Priority, QueueRoute, TargetKind } from '@belfry/core';
 import { z } from 'zod';
 import type { KindDefinition, RouteFields } from './kind';
 import { KINDS } from './kinds';
+import { maskTarget } from './secrets';
 
 export type { KindDefinition, KindRouting, RouteFields, SecretFields } from './kind';
 export { isSecretName, SECRET_MASK } from './kind';
+export {
+  keepMaskedSecrets,
+  maskedTarget,
+  maskTarget,
+  revealSecrets,
+  revealTarget,
+  sealTarget,
+  secretFieldsOf,
+  type SecretIssue,
+  type SecretPath,
+  separateSecrets,
+  type TargetSecrets,
+} from './secrets';
 export { KINDS } from './kinds';
 export { TargetHeaders } from './fields';
 export {
@@ -77,5 +91,6 @@ export function routeOf(target: RouteFields, tenantId: string, priority: Priorit
 export function targetView(stored: StoredTarget): TargetView {
   const kind = BY_TYPE.get(stored.type);
   if (!kind) throw new Error(`no kind '${stored.type}' is registered`);
-  return kind.toView(stored as never) as TargetView;
+  // Masked again here: rows stored before secrets were sealed hold them in the clear.
+  return kind.toView(maskTarget(kind.secrets, stored) as never) as TargetView;
 }

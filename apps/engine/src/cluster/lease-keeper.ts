@@ -1,8 +1,12 @@
 // Holds this node's share of scheduler partitions. Every tick it renews the leases it holds
 // (fenced by epoch), learns how many scheduler nodes are alive, takes free or expired
 // partitions up to its fair share and gives back the excess, so partitions spread evenly
-// and a dead node's partitions are taken over within one lease period.
+// and a dead node's partitions are taken over within one lease period. A node that cannot
+// renew (the database away or unreachable) stops scheduling a partition when its lease runs out
+// by the node's own clock — counted from before the last renewal was sent, less a margin —
+// without waiting to hear it from the database.
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Log } from '../logger';
 
@@ -26,12 +30,15 @@ export class LeaseKeeper extends EventEmitter<{
   released: [number[]];
 }> {
   private readonly owned = new Map<number, string>();
+  /** per partition, until when (performance.now()) this node may act on it */
+  private readonly validUntil = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
   readonly tickMs: number;
   private readonly nodeTimeoutMs: number;
   takeovers = 0;
+  private failures = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -45,13 +52,36 @@ export class LeaseKeeper extends EventEmitter<{
 
   /** The partitions this node currently holds, with the epoch every write must be fenced by. */
   partitions(): OwnedPartition[] {
+    this.expireByOwnClock();
     return [...this.owned].map(([partition, epoch]) => ({ partition, epoch }));
   }
 
   /** Forget partitions a fenced write found we no longer own. */
   forget(partitions: number[]): void {
-    const lost = partitions.filter((p) => this.owned.delete(p));
+    const lost = partitions.filter((p) => this.drop(p));
     if (lost.length) this.emit('lost', lost);
+  }
+
+  private drop(partition: number): boolean {
+    this.validUntil.delete(partition);
+    return this.owned.delete(partition);
+  }
+
+  /** Leases are renewed for leaseMs from when the database ran the renewal; never trust all of it. */
+  private validFrom(sentAt: number): number {
+    return sentAt + this.config.leaseMs - Math.max(100, this.config.leaseMs / 10);
+  }
+
+  private expireByOwnClock(): void {
+    const now = performance.now();
+    const expired = [...this.validUntil].filter(([, until]) => until <= now).map(([p]) => p);
+    if (!expired.length) return;
+    for (const p of expired) this.drop(p);
+    this.log.warn(
+      { expired: expired.length, owned: this.owned.size },
+      "partition leases expired by this node's own clock (not renewed in time); not scheduling those partitions",
+    );
+    this.emit('lost', expired);
   }
 
   async start(): Promise<void> {
@@ -67,17 +97,23 @@ export class LeaseKeeper extends EventEmitter<{
   }
 
   async tick(): Promise<void> {
+    this.expireByOwnClock();
     try {
       await this.renew();
       await this.rebalance();
+      if (this.failures) this.log.info({ failures: this.failures }, 'lease ticks succeed again');
+      this.failures = 0;
     } catch (err) {
-      this.log.warn({ err }, 'lease tick failed');
+      // Every tick is tried (renewing is what keeps the partitions); an outage logs once in full.
+      if (++this.failures === 1) this.log.warn({ err }, 'lease tick failed');
+      else this.log.debug({ err: (err as Error)?.message, failures: this.failures }, 'lease tick failed again');
     }
   }
 
   private async renew(): Promise<void> {
     if (this.owned.size === 0) return;
     const held = this.partitions();
+    const sentAt = performance.now();
     const { rows } = await this.pool.query<{ partition: number }>(
       `UPDATE partition_leases pl SET expires_at = now() + make_interval(secs => $4::float8 / 1000)
        FROM unnest($1::int[], $2::bigint[]) AS o(partition, epoch)
@@ -86,9 +122,10 @@ export class LeaseKeeper extends EventEmitter<{
       [held.map((h) => h.partition), held.map((h) => h.epoch), this.config.nodeId, this.config.leaseMs],
     );
     const kept = new Set(rows.map((r) => r.partition));
+    for (const p of kept) if (this.owned.has(p)) this.validUntil.set(p, this.validFrom(sentAt));
     const lost = held.filter((h) => !kept.has(h.partition)).map((h) => h.partition);
     if (lost.length) {
-      for (const p of lost) this.owned.delete(p);
+      for (const p of lost) this.drop(p);
       this.log.warn({ lost: lost.length }, 'partition leases lost');
       this.emit('lost', lost);
     }
@@ -112,6 +149,7 @@ export class LeaseKeeper extends EventEmitter<{
   }
 
   private async acquire(count: number): Promise<void> {
+    const sentAt = performance.now();
     const { rows } = await this.pool.query<{ partition: number; epoch: string; previous: string | null }>(
       `WITH free AS (
          SELECT partition, owner FROM partition_leases
@@ -127,7 +165,10 @@ export class LeaseKeeper extends EventEmitter<{
       [this.config.nodeId, count, this.config.leaseMs],
     );
     if (!rows.length) return;
-    for (const r of rows) this.owned.set(r.partition, r.epoch);
+    for (const r of rows) {
+      this.owned.set(r.partition, r.epoch);
+      this.validUntil.set(r.partition, this.validFrom(sentAt));
+    }
     const takenOver = rows.filter((r) => r.previous && r.previous !== this.config.nodeId).length;
     this.takeovers += takenOver;
     this.log.info({ acquired: rows.length, takenOver, owned: this.owned.size }, 'partitions acquired');
@@ -145,7 +186,7 @@ export class LeaseKeeper extends EventEmitter<{
        WHERE pl.partition = o.partition AND pl.epoch = o.epoch AND pl.owner = $3`,
       [partitions.map((p) => p.partition), partitions.map((p) => p.epoch), this.config.nodeId],
     );
-    for (const p of partitions) this.owned.delete(p.partition);
+    for (const p of partitions) this.drop(p.partition);
     this.log.info({ released: partitions.length, owned: this.owned.size }, 'partitions released');
     this.emit(
       'released',

@@ -18,6 +18,7 @@ import {
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
 import type pg from 'pg';
+import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
 
@@ -34,12 +35,32 @@ export interface ReaperConfig {
   batchSize: number;
   /** the jitter source of the backoff; tests pin it */
   random?: () => number;
+  /**
+   * After the database was away, how long to wait before reaping again: leases expired
+   * during the outage only because nobody could renew them, and their workers need a moment
+   * to renew them and record the outcomes they kept. Default 0.
+   */
+  recoveryGraceMs?: number;
+  /**
+   * A scan for expired leases that takes longer than this was probably held up by the same
+   * outage (a network path gone dark) that kept workers from renewing: it is given up and
+   * counted as one. Default: no limit.
+   */
+  maxScanMs?: number;
+}
+
+/** A scan that took so long that what it found cannot be trusted to mean "worker dead". */
+class HeldUpScan extends Error {
+  override name = 'HeldUpScan';
 }
 
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
+  private readonly backoff = new Backoff({ initialMs: 500, maxMs: 5_000 });
+  private outage = false;
+  private quietUntil = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -52,15 +73,25 @@ export class Reaper {
 
   start(): void {
     this.stopped = false;
-    const loop = () => {
+    const loop = (delayMs: number) => {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
-        this.running = this.reapOnce()
-          .catch((err) => this.log.error({ err }, 'reaper failed'))
-          .finally(loop);
-      }, this.config.intervalMs);
+        this.running = this.pass().then(
+          () => {
+            this.backoff.succeed();
+            loop(this.config.intervalMs);
+          },
+          (err) => {
+            this.outage = true;
+            const delayMs = Math.max(this.config.intervalMs, this.backoff.fail());
+            if (this.backoff.streak === 1) this.log.error({ err, delayMs }, 'reaper failed');
+            else this.log.warn({ err: (err as Error)?.message, failures: this.backoff.streak }, 'reaper failed again');
+            loop(delayMs);
+          },
+        );
+      }, delayMs);
     };
-    loop();
+    loop(this.config.intervalMs);
   }
 
   async stop(): Promise<void> {
@@ -86,16 +117,33 @@ export class Reaper {
     return expired.filter((_, i) => keep[i]);
   }
 
+  private async pass(): Promise<void> {
+    if (this.outage) {
+      await this.pool.query('SELECT 1');
+      this.outage = false;
+      this.quietUntil = Date.now() + (this.config.recoveryGraceMs ?? 0);
+      this.log.info(
+        { graceMs: this.config.recoveryGraceMs ?? 0 },
+        'database back; reaping resumes after a grace period',
+      );
+    }
+    if (Date.now() < this.quietUntil) return;
+    await this.reapOnce();
+  }
+
   async reapOnce(): Promise<number> {
     const random = this.config.random ?? Math.random;
+    // From before the connection is taken: a BEGIN held up by the outage counts too.
+    const scanStarted = Date.now();
     const { reaped, retried, workers } = await withTransaction(
       this.pool,
       async (client) => {
         const engineId = this.containers?.engineId() ?? null;
-        const expired = await this.leaveLiveContainers(
-          await selectExpiredRuns(client, this.config.batchSize, { dockerEngineId: engineId }),
-          engineId,
-        );
+        const scanned = await selectExpiredRuns(client, this.config.batchSize, { dockerEngineId: engineId });
+        if (scanned.length && Date.now() - scanStarted > (this.config.maxScanMs ?? Number.POSITIVE_INFINITY)) {
+          throw new HeldUpScan(`the scan for expired leases took ${Date.now() - scanStarted} ms; not reaping on it`);
+        }
+        const expired = await this.leaveLiveContainers(scanned, engineId);
         const verdicts: ExpiredRunVerdict[] = expired.map((run) => {
           const decision = decideRetry(
             {

@@ -4,6 +4,7 @@
 // One node at a time does it (advisory lock).
 import { FINISHED_RUN_STATUSES } from '@belfry/core';
 import type pg from 'pg';
+import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 
 export interface RetentionConfig {
@@ -17,6 +18,9 @@ const LOCK = 4242003;
 export class Retention {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
+  private stopped = false;
+  // A pass the database was away for is tried again within minutes, not at the next interval.
+  private readonly backoff = new Backoff({ initialMs: 5_000, maxMs: 5 * 60_000 });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -25,20 +29,44 @@ export class Retention {
   ) {}
 
   async start(): Promise<void> {
-    await this.runOnce().catch((err) => this.log.error({ err }, 'retention failed'));
-    this.timer = setInterval(() => {
-      this.running = this.runOnce().catch((err) => this.log.error({ err }, 'retention failed'));
-    }, this.config.intervalMs);
-    this.timer.unref();
+    this.stopped = false;
+    const next = (delayMs: number) => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.running = this.pass().then(next);
+      }, delayMs);
+      this.timer.unref();
+    };
+    next(await this.pass());
+  }
+
+  /** One pass; answers the delay before the next. */
+  private async pass(): Promise<number> {
+    try {
+      await this.runOnce();
+      this.backoff.succeed();
+      return this.config.intervalMs;
+    } catch (err) {
+      this.log.error({ err }, 'retention failed');
+      return Math.min(this.config.intervalMs, this.backoff.fail());
+    }
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
     await this.running;
   }
 
   async runOnce(): Promise<{ created: number; dropped: number; deleted: number } | null> {
     const client = await this.pool.connect();
+    // Checked out, the client has no listener of the pool's: a session that dies mid-pass
+    // (server restart) must fail the pass, not the process. It is then not returned to the pool.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK]);
       if (!rows[0]?.ok) return null;
@@ -76,10 +104,13 @@ export class Retention {
         if (result.created || result.dropped || result.deleted) this.log.info(result, 'retention pass');
         return result;
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [LOCK]);
+        await client.query('SELECT pg_advisory_unlock($1)', [LOCK]).catch((err: Error) => {
+          broken ??= err; // a session that cannot unlock must not go back to the pool holding the lock
+        });
       }
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 

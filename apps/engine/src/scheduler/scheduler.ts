@@ -2,7 +2,7 @@
 // into runs and queue messages and advances the entries, all in one fenced transaction per
 // batch. Runs are materialized up to `lookaheadMs` early and enqueued with startAfter = their
 // scheduled time, so workers start them on time rather than a polling interval late.
-import { newId } from '@belfry/core';
+import { dueTime, newId } from '@belfry/core';
 import {
   advanceSchedule,
   enqueueRuns,
@@ -18,6 +18,7 @@ import {
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
 import type pg from 'pg';
+import { Backoff } from '../backoff';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
@@ -58,6 +59,7 @@ export class Scheduler {
   private loop: Promise<void> | undefined;
   private readonly helpers = new Set<Promise<void>>();
   private stopped = true;
+  private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -75,12 +77,21 @@ export class Scheduler {
       this.timer = setTimeout(() => {
         this.loop = this.scanOnce()
           .then((r) => {
+            this.backoff.succeed();
             if (r.more) this.addHelper();
             next(r.more ? 0 : this.config.idleDelayMs);
           })
           .catch((err) => {
-            this.log.error({ err }, 'scheduler scan failed');
-            next(1_000);
+            // The database away: try again after a growing, jittered delay; the first success
+            // resets it. Nothing is lost meanwhile: due entries wait in the table.
+            const delayMs = this.backoff.fail();
+            if (this.backoff.streak === 1) this.log.error({ err, delayMs }, 'scheduler scan failed');
+            else
+              this.log.warn(
+                { err: (err as Error)?.message, failures: this.backoff.streak, delayMs },
+                'scheduler scan failed again',
+              );
+            next(delayMs);
           });
       }, delay);
     };
@@ -176,6 +187,7 @@ export class Scheduler {
               tenantId: entry.tenant_id,
               jobId: entry.job_id,
               scheduledTime: o.scheduledTime,
+              dueAt: dueTime(entry.job_id, o.scheduledTime, entry.jitter_seconds),
               status: o.status,
               skipReason: o.skipReason,
               priority: entry.priority,
@@ -198,12 +210,11 @@ export class Scheduler {
               runId: r.id,
               route: routeOf({ type: entry.target_type, queue: entry.target_queue }, r.tenant_id, r.priority),
               scheduledTime: r.scheduled_time,
-              // Claimable a little early, so a worker has the run in hand when it is due (it
-              // waits for the scheduled time before calling the target). Not for overlap-skip
-              // jobs: whether the previous run still runs is judged when the run is claimed.
-              startAfter: exclusive
-                ? r.scheduled_time
-                : new Date(r.scheduled_time.getTime() - this.config.claimAheadMs),
+              // Claimable a little before it is due (its scheduled time plus the job's jitter
+              // offset), so a worker has the run in hand then (it waits for the due time before
+              // calling the target). Not for overlap-skip jobs: whether the previous run still
+              // runs is judged when the run is claimed.
+              startAfter: exclusive ? r.due_at : new Date(r.due_at.getTime() - this.config.claimAheadMs),
               overlapSkip: exclusive,
             };
           }),

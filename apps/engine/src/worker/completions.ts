@@ -1,7 +1,9 @@
 // Batches attempt outcomes into one fenced transaction every few milliseconds: the run and
 // attempt rows are updated only where this worker still holds the lease, and retries are
 // enqueued in the same transaction (to the queue the caller routed them to). Each caller learns
-// whether its outcome was recorded.
+// whether its outcome was recorded. An outcome is never dropped because the database was away:
+// the batch is kept and written again (with backoff) until it is recorded or fenced out — the
+// target was called, and forgetting that would have the reaper call it again.
 import type { QueueRoute } from '@belfry/core';
 import {
   completeAttempts,
@@ -10,9 +12,12 @@ import {
   type AttemptOutcome,
   type CompletedRun,
   type QueueClient,
+  isTransientDatabaseError,
   withTransaction,
 } from '@belfry/db';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
+import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 
 interface Pending {
@@ -27,6 +32,9 @@ export class CompletionBatcher {
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly backoff = new Backoff({ initialMs: 100, maxMs: 2_000 });
+  /** set by giveUpAfter(): a batch the database keeps refusing is given up at this time */
+  private giveUpAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,6 +63,15 @@ export class CompletionBatcher {
     }, delay);
   }
 
+  /**
+   * A stopping node: outcomes the database keeps refusing are retried for at most `timeoutMs`
+   * more, then given up (the reaper takes their runs once their leases expire).
+   */
+  giveUpAfter(timeoutMs: number): void {
+    this.giveUpAt = Math.min(this.giveUpAt, Date.now() + timeoutMs);
+  }
+
+  /** Writes what is pending. */
   async drain(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -65,12 +82,25 @@ export class CompletionBatcher {
   private async flush(): Promise<void> {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const recorded = await this.write(batch);
-        for (const p of batch) p.resolve(recorded.has(p.outcome.runId));
-      } catch (err) {
-        this.log.error({ err, size: batch.length }, 'recording outcomes failed');
-        for (const p of batch) p.reject(err);
+      for (;;) {
+        try {
+          const recorded = await this.write(batch);
+          if (this.backoff.streak)
+            this.log.info({ size: batch.length }, 'outcomes recorded after the database came back');
+          this.backoff.succeed();
+          for (const p of batch) p.resolve(recorded.has(p.outcome.runId));
+          break;
+        } catch (err) {
+          const delayMs = this.backoff.fail();
+          if (!isTransientDatabaseError(err) || Date.now() + delayMs > this.giveUpAt) {
+            this.log.error({ err, size: batch.length }, 'recording outcomes failed; giving them up');
+            for (const p of batch) p.reject(err);
+            break;
+          }
+          if (this.backoff.streak === 1)
+            this.log.warn({ err, size: batch.length, delayMs }, 'recording outcomes failed; keeping them to try again');
+          await sleep(delayMs);
+        }
       }
     }
   }

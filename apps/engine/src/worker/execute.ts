@@ -51,8 +51,10 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     execution.reason = 'rerouted';
     return notRun('connection', `rerouted: the target is now ${run.target.type}, which runs in the ${lane} lane`);
   }
-  let started = await untilDue(deps.clock, run.scheduled_time.getTime(), execution.abort.signal);
-  if (started && deps.gate && run.db_now < run.scheduled_time) {
+  // Due = the scheduled time plus the job's jitter offset; the target still sees the nominal
+  // scheduled time (belfry-scheduled-time).
+  let started = await untilDue(deps.clock, run.due_at.getTime(), execution.abort.signal);
+  if (started && deps.gate && run.db_now < run.due_at) {
     try {
       started = await deps.gate.confirm(run, execution.abort.signal);
       // Cancelled or taken back while it waited: its outcome will be fenced out.
@@ -64,13 +66,20 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
       );
     }
   }
-  const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.scheduled_time;
+  const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.due_at;
   if (!execution.resumed) deps.onStart?.(deps.clock.now() - due.getTime());
   if (!started) return notRun('connection', 'not started: stopped before it was due');
   const handler = deps.handlers.get(run.target.type);
   if (!handler) return notRun('invalid', `no handler for target type '${run.target.type}'`);
+  let target: ClaimedRun['target'];
   try {
-    return await handler.execute(run.target, run.payload, {
+    target = deps.secrets.revealTarget(run);
+  } catch (err) {
+    // A key missing from the keyring (or a row moved between tenants): nothing is sent.
+    return notRun('invalid', `the target's secrets cannot be opened: ${(err as Error).message}`);
+  }
+  try {
+    return await handler.execute(target, run.payload, {
       runId: run.id,
       jobId: run.job_id,
       tenantId: run.tenant_id,

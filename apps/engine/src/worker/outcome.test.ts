@@ -8,6 +8,7 @@ const now = new Date('2026-12-01T07:00:00.000Z');
 const run = (attempt: number, maxAttempts = 3): ClaimedRun => ({
   id: 'run_1',
   scheduled_time: new Date('2026-12-01T06:59:59.000Z'),
+  due_at: new Date('2026-12-01T06:59:59.000Z'),
   tenant_id: 'ten_1',
   job_id: 'job_1',
   attempt,

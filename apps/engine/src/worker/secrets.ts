@@ -1,6 +1,9 @@
-// Signing secrets per tenant, decrypted on demand and cached briefly, so a rotation is
-// picked up within seconds without a query per delivery.
-import { openSecret } from '@belfry/core';
+// The secrets a worker opens: signing secrets per tenant, decrypted on demand and cached
+// briefly, so a rotation is picked up within seconds without a query per delivery; and a
+// run's target with its write-only fields revealed, just before it is handed to its handler.
+import { type Keyring, SIGNING_SECRET_PURPOSE } from '@belfry/core';
+import type { ClaimedRun } from '@belfry/db';
+import { revealTarget } from '@belfry/handlers';
 import type pg from 'pg';
 
 export class SigningSecrets {
@@ -8,7 +11,7 @@ export class SigningSecrets {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly key: Buffer,
+    private readonly keyring: Keyring,
     private readonly ttlMs = 5_000,
   ) {}
 
@@ -25,13 +28,16 @@ export class SigningSecrets {
       [tenantId],
     );
     const row = rows[0];
+    const open = (sealed: Buffer) => this.keyring.open(sealed, { tenantId, purpose: SIGNING_SECRET_PURPOSE });
     const secrets = row
-      ? [
-          openSecret(this.key, row.current_secret),
-          ...(row.previous_live && row.previous_secret ? [openSecret(this.key, row.previous_secret)] : []),
-        ]
+      ? [open(row.current_secret), ...(row.previous_live && row.previous_secret ? [open(row.previous_secret)] : [])]
       : [];
     this.cache.set(tenantId, { at: Date.now(), secrets });
     return secrets;
+  }
+
+  /** The run's target in plaintext, for its handler only: never log or store what this returns. */
+  revealTarget(run: Pick<ClaimedRun, 'tenant_id' | 'target' | 'target_secrets'>): ClaimedRun['target'] {
+    return revealTarget(this.keyring, run.tenant_id, run.target, run.target_secrets ?? null);
   }
 }

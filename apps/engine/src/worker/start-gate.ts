@@ -46,7 +46,7 @@ export class StartGate {
       if (answer.due) return true;
       // This node's estimate of the database clock ran a little early: wait the rest.
       try {
-        await sleep(Math.max(1, run.scheduled_time.getTime() - answer.dbNowMs + 1), undefined, { signal });
+        await sleep(Math.max(1, run.due_at.getTime() - answer.dbNowMs + 1), undefined, { signal });
       } catch {
         return false;
       }

@@ -6,6 +6,7 @@ export class TenantLimits {
   private limits = new Map<string, number>();
   private liveWorkers = 1;
   private loadedAt = 0;
+  private triedAt = 0;
   private loading: Promise<void> | undefined;
 
   constructor(
@@ -16,7 +17,13 @@ export class TenantLimits {
 
   /** How many of this tenant's runs this node may execute at once. */
   perNode(tenantId: string): number {
-    if (Date.now() - this.loadedAt > this.refreshMs) void this.refresh();
+    // Refreshed in the background; while the database is away the last limits stand, and a
+    // failed refresh is tried again after a second rather than on every call.
+    const now = Date.now();
+    if (now - this.loadedAt > this.refreshMs && now - this.triedAt > 1_000) {
+      this.triedAt = now;
+      this.refresh().catch(() => {});
+    }
     const limit = this.limits.get(tenantId) ?? this.defaultLimit;
     return Math.max(1, Math.ceil(limit / this.liveWorkers));
   }

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { CANCEL_CHANNEL, discoverQueues, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
 import type { WorkerLane } from '@belfry/core';
+import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 import type { DbClock } from '../db-clock';
 
@@ -28,7 +29,8 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
   private timerAt = Number.POSITIVE_INFINITY;
   private discoveryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private reconnectDelay = 500;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly reconnectBackoff = new Backoff({ initialMs: 250, maxMs: 5_000 });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -54,7 +56,10 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.discoveryTimer) clearTimeout(this.discoveryTimer);
-    await this.listener?.end().catch(() => {});
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => {});
   }
 
   /** Queue work known to be due at `at` (db clock ms). */
@@ -87,12 +92,22 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
     this.arm();
   }
 
+  /**
+   * A session of its own that LISTENs on both channels. When it is lost (the server restarted,
+   * the backend was terminated) it is replaced — once, however many errors the old one emits —
+   * after a jittered, growing delay, and a discovery pass finds what came due meanwhile.
+   */
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.config.url, application_name: 'belfry-wakeups' });
-    client.on('error', (err) => {
+    const lost = (err: Error) => {
+      if (this.listener !== client) return; // a failed connect rejects listen() instead
+      this.listener = undefined;
+      void client.end().catch(() => {});
       this.log.warn({ err }, 'wake listener lost; reconnecting');
       this.reconnect();
-    });
+    };
+    client.on('error', lost);
+    client.on('end', () => lost(new Error('LISTEN connection ended')));
     client.on('notification', (msg) => {
       if (msg.channel === CANCEL_CHANNEL && msg.payload) {
         this.emit('cancel', msg.payload);
@@ -105,27 +120,37 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
         this.log.warn({ err }, 'bad wake payload');
       }
     });
-    await client.connect();
-    await client.query(`LISTEN ${WAKE_CHANNEL}; LISTEN ${CANCEL_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${WAKE_CHANNEL}; LISTEN ${CANCEL_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.listener = client;
-    this.reconnectDelay = 500;
   }
 
   private reconnect(): void {
-    if (this.stopped) return;
-    const old = this.listener;
-    this.listener = undefined;
-    void old?.end().catch(() => {});
-    setTimeout(() => {
+    if (this.stopped || this.reconnectTimer) return;
+    const delayMs = this.reconnectBackoff.fail();
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
       if (this.stopped) return;
       this.listen()
-        .then(() => this.discover())
+        .then(() => {
+          this.log.info({ tries: this.reconnectBackoff.streak }, 'wake listener subscribed again');
+          this.reconnectBackoff.succeed();
+          return this.discover();
+        })
         .catch((err) => {
-          this.log.warn({ err }, 'wake listener reconnect failed');
-          this.reconnectDelay = Math.min(this.reconnectDelay * 2, 10_000);
+          if (this.reconnectBackoff.streak === 1) this.log.warn({ err }, 'wake listener reconnect failed');
           this.reconnect();
         });
-    }, this.reconnectDelay);
+    }, delayMs);
   }
 
   /** Hints every queue that has waiting messages, at its earliest and its next future time. */

@@ -6,6 +6,7 @@
 import type { Priority, WorkerLane } from '@belfry/core';
 import { type ClaimedRun, parseQueueName, queueName } from '@belfry/db';
 import type { Log } from '../logger';
+import { ClaimPause } from './claim-pause';
 import { claimFromQueue } from './claim';
 import { CompletionBatcher } from './completions';
 import { completeAttempt } from './complete';
@@ -35,6 +36,7 @@ export class WorkerPool {
   private pumpScheduled = false;
   private again = false;
   private stopping = false;
+  private readonly claimPause: ClaimPause;
   private readonly completions: CompletionBatcher;
   private readonly heartbeat: LeaseHeartbeat;
   private readonly executeDeps: ExecuteDeps;
@@ -49,6 +51,7 @@ export class WorkerPool {
       gate: new StartGate(o.pool, o.config.workerId, o.log),
       onStart: (lag) => o.metrics?.recordLag(lag),
     };
+    this.claimPause = new ClaimPause(() => this.pump(), o.log);
     this.completions = new CompletionBatcher(o.pool, o.boss, o.config.workerId, o.log);
     this.heartbeat = new LeaseHeartbeat(
       o.pool,
@@ -117,6 +120,7 @@ export class WorkerPool {
    * their slots are reserved up front so they never oversubscribe the lane or a tenant.
    */
   private dispatch(lane: Lane): void {
+    if (this.claimPause.paused) return;
     const free = () => lane.slots() - lane.inflight - lane.reserved;
     const turns = lane.ready.turns();
     while (!this.stopping && this.claiming.size < MAX_CLAIMS && free() > 0) {
@@ -131,7 +135,10 @@ export class WorkerPool {
       lane.reserved += room;
       this.addTenant(tenantId, room);
       const task = this.claim(lane, queue, tenantId, priority, room)
-        .catch((err) => this.o.log.error({ err, tenantId, queue }, 'fetch and claim failed'))
+        .then(
+          () => this.claimPause.succeeded(),
+          (err) => this.claimPause.failed(err, { tenantId, queue }),
+        )
         .finally(() => {
           this.claiming.delete(queue);
           this.claims.delete(task);
@@ -233,6 +240,8 @@ export class WorkerPool {
   /** Stop claiming; let running attempts finish within the grace period, then release them. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.claimPause.stop();
+    this.completions.giveUpAfter(this.o.config.shutdownGraceMs + 5_000);
     await Promise.all([...this.claims]);
     const deadline = Date.now() + this.o.config.shutdownGraceMs;
     while (this.inflight.size && Date.now() < deadline) {

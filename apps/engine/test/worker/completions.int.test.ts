@@ -120,7 +120,8 @@ describe('CompletionBatcher', () => {
   it('records nothing for a run this worker no longer holds; a cancelled run gets its attempt closed', async () => {
     const [cancelled, reaped] = await claimed(2);
     await db.pool.query(`UPDATE runs SET status = 'cancelled' WHERE id = $1`, [cancelled!.id]);
-    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [reaped!.id]);
+    // What the reaper does to a run whose lease expired: the attempt failed, the run moves on.
+    await db.pool.query(`UPDATE runs SET status = 'failed', lease_expires_at = NULL WHERE id = $1`, [reaped!.id]);
     expect(await batcher.submit(outcome(cancelled!, { durationMs: 9 }), push)).toBe(false);
     expect(await batcher.submit(outcome(reaped!), push)).toBe(false);
 
@@ -128,6 +129,13 @@ describe('CompletionBatcher', () => {
       run: { status: 'cancelled' },
       attempts: [{ status: 'cancelled', duration_ms: 9, error: 'run cancelled while running', response_snippet: null }],
     });
-    expect(await state(reaped!.id)).toMatchObject({ run: { status: 'running' }, attempts: [{ status: 'running' }] });
+    expect(await state(reaped!.id)).toMatchObject({ run: { status: 'failed' }, attempts: [{ status: 'running' }] });
+  });
+
+  it('records the outcome of a run whose lease expired while nobody took it (the database was away)', async () => {
+    const [run] = await claimed(1);
+    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [run!.id]);
+    expect(await batcher.submit(outcome(run!), push)).toBe(true);
+    expect(await state(run!.id)).toMatchObject({ run: { status: 'succeeded' }, attempts: [{ status: 'succeeded' }] });
   });
 });

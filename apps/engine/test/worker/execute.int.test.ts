@@ -2,11 +2,12 @@
 // never before the scheduled time (on the database clock), signed with the tenant's secret,
 // not at all when aborted first, and released rather than executed when the run's kind belongs
 // to another lane than the one it was fetched from.
+import { Keyring } from '@belfry/core';
 import { type ClaimedRun, claimRuns, type QueueClient } from '@belfry/db';
 import { createHandlerRegistry, defaultHandlers, type HandlerRegistry } from '@belfry/handlers';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertJob, insertTenant, type Sink, startSink, TEST_ENCRYPTION_KEY } from '../../../../test/fixtures';
+import { insertJob, insertTenant, type Sink, startSink, TEST_KEYRING } from '../../../../test/fixtures';
 import { DbClock } from '../../src/db-clock';
 import { type ExecuteDeps, executeAttempt } from '../../src/worker/execute';
 import { SigningSecrets } from '../../src/worker/secrets';
@@ -32,7 +33,7 @@ describe('executeAttempt', () => {
     await clock.sync();
     deps = {
       handlers,
-      secrets: new SigningSecrets(db.pool, TEST_ENCRYPTION_KEY),
+      secrets: new SigningSecrets(db.pool, TEST_KEYRING),
       clock,
       onStart: (lag) => lags.push(lag),
     };
@@ -53,8 +54,12 @@ describe('executeAttempt', () => {
   });
 
   /** A run of the job claimed by this worker, scheduled `inMs` from now (database clock). */
-  const claim = async (inMs: number): Promise<ClaimedRun> => {
-    const [run] = await queueRuns(db.pool, boss, { tenantId: tenant.id, jobId, times: [new Date(clock.now() + inMs)] });
+  const claim = async (inMs: number, of = jobId): Promise<ClaimedRun> => {
+    const [run] = await queueRuns(db.pool, boss, {
+      tenantId: tenant.id,
+      jobId: of,
+      times: [new Date(clock.now() + inMs)],
+    });
     const [claimed] = await claimRuns(db.pool, 'execute-test', 30_000, [run!.id], [run!.scheduled_time]);
     return claimed!;
   };
@@ -105,5 +110,41 @@ describe('executeAttempt', () => {
     const run = await claim(0);
     const outcome = await executeAttempt({ ...deps, handlers: createHandlerRegistry([]) }, execution(run));
     expect(outcome).toMatchObject({ ok: false, failure: 'invalid', error: "no handler for target type 'http'" });
+  });
+
+  it('sends write-only headers revealed from their sealed copy, and stores them masked', async () => {
+    const secretJob = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt: new Date(Date.now() + 3_600_000) },
+      url: sink.url,
+      headers: { Authorization: 'Bearer sk_live_engine', 'x-team': 'ops' },
+      partitions: db.partitions,
+    });
+    const { rows } = await db.pool.query('SELECT target::text AS target FROM jobs WHERE id = $1', [secretJob.id]);
+    expect(rows[0].target).not.toContain('sk_live_engine');
+    const run = await claim(0, secretJob.id);
+    expect(run.target).toMatchObject({ headers: { Authorization: '***' } });
+    const outcome = await executeAttempt(deps, execution(run));
+    expect(outcome).toMatchObject({ ok: true, requestHeaders: { authorization: '***', 'x-team': 'ops' } });
+    const [delivery] = sink.deliveries.filter((d) => d.headers['webhook-id'] === run.id);
+    expect(delivery!.headers.authorization).toBe('Bearer sk_live_engine');
+    expect(delivery!.headers['x-team']).toBe('ops');
+  });
+
+  it('does not call a target whose secrets no configured key opens', async () => {
+    const secretJob = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt: new Date(Date.now() + 3_600_000) },
+      url: sink.url,
+      headers: { Authorization: 'Bearer sk_live_engine' },
+      partitions: db.partitions,
+    });
+    const run = await claim(0, secretJob.id);
+    const otherKeys = new SigningSecrets(db.pool, Keyring.from(Buffer.alloc(32, 9).toString('base64')));
+    const outcome = await executeAttempt({ ...deps, secrets: otherKeys }, execution(run));
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: 'invalid',
+      error: expect.stringContaining('cannot be opened'),
+    });
+    expect(sink.deliveries.filter((d) => d.headers['webhook-id'] === run.id)).toEqual([]);
   });
 });

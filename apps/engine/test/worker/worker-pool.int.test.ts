@@ -5,14 +5,7 @@
 import { type QueueClient, queuedMessages } from '@belfry/db';
 import { createHandlerRegistry, defaultHandlers, type HandlerRegistry } from '@belfry/handlers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  insertJob,
-  insertTenant,
-  type Sink,
-  startSink,
-  TEST_ENCRYPTION_KEY,
-  waitForRows,
-} from '../../../../test/fixtures';
+import { insertJob, insertTenant, type Sink, startSink, TEST_KEYRING, waitForRows } from '../../../../test/fixtures';
 import { DbClock } from '../../src/db-clock';
 import { createLogger } from '../../src/logger';
 import { SigningSecrets } from '../../src/worker/secrets';
@@ -49,7 +42,7 @@ describe('WorkerPool', () => {
       pool: db.pool,
       boss,
       handlers,
-      secrets: new SigningSecrets(db.pool, TEST_ENCRYPTION_KEY),
+      secrets: new SigningSecrets(db.pool, TEST_KEYRING),
       limits,
       wakeups,
       clock,

@@ -3,7 +3,7 @@
 // client that only enqueues (engine nodes supervise), the key that seals stored secrets,
 // and the partition count fixed when the database was first migrated.
 import { type ServiceDeps, systemClock } from '@belfry/api';
-import { deriveEncryptionKey } from '@belfry/core';
+import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
 import { ImageAllowList } from '@belfry/handlers/schemas';
 import { webEnv } from './env';
@@ -26,18 +26,24 @@ async function readPartitions(pool: ServiceDeps['pool']): Promise<number> {
 async function buildDeps(): Promise<ServiceDeps> {
   const env = webEnv();
   const target = await resolveDatabase(env.db, (m) => log.info(m));
-  const pool = createPool(target.url, { max: 20, name: 'belfry-web' });
-  const prisma = createPrisma(target.url, { max: 10 });
+  // Errors of connections the pools hold idle (a restart, a terminated backend) are logged;
+  // the pools replace those connections on the next request.
+  const onError = (err: Error) => log.warn({ err: err.message }, 'database connection lost');
+  const pool = createPool(target.url, { max: 20, name: 'belfry-web', onError });
+  const prisma = createPrisma(target.url, { max: 10, onError });
   try {
     const partitions = await readPartitions(pool);
     const queue = await createQueueClient(target.url, {
       supervise: false,
       max: 5,
-      onError: (err) => log.error({ err }, 'queue client error'),
+      onError: (err) => log.warn({ err: err.message }, 'queue client error'),
     });
-    const encryptionKey = deriveEncryptionKey(localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY));
+    const keyring = Keyring.from(
+      localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),
+      parseKeyList(env.BELFRY_DECRYPTION_KEYS),
+    );
     const containerImages = ImageAllowList.parse(env.BELFRY_CONTAINER_IMAGES);
-    return { prisma, pool, queue, clock: systemClock, log, encryptionKey, partitions, containerImages };
+    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, containerImages };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

@@ -1,13 +1,16 @@
 // The web app's configuration: parsed from the environment once, validated with zod, with a
 // clear message on failure. Nothing else in the web app reads process.env.
 import { readDbEnv } from '@belfry/db';
+import { LOG_LEVELS } from '@belfry/log';
 import { z } from 'zod';
 
 const schema = z.object({
   BELFRY_ENCRYPTION_KEY: z.string().min(16, 'BELFRY_ENCRYPTION_KEY must be at least 16 characters').optional(),
   /** comma-separated image patterns container targets may use (`*` = any characters); unset: none */
   BELFRY_CONTAINER_IMAGES: z.string().optional(),
-  BELFRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** older keys that still open secrets sealed before a rotation (comma-separated) */
+  BELFRY_DECRYPTION_KEYS: z.string().optional(),
+  BELFRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   NEXTAUTH_SECRET: z.string().min(16).optional(),
   NEXTAUTH_URL: z.url().optional(),
 });

@@ -5,6 +5,7 @@ import type { ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { createTenant, insertTenant } from '../services/tenants';
 import { audit } from '../services/audit';
+import { checkWorkspaceQuota, prismaQueryable } from '../services/limits';
 
 export const Email = z
   .string()
@@ -65,7 +66,8 @@ export async function signUp(deps: ServiceDeps, input: SignUpInput): Promise<{ u
 /** Another tenant, owned by a user who is already signed in (one transaction: never a tenant without its owner). */
 export async function createWorkspace(deps: ServiceDeps, userId: string, name: string): Promise<{ tenantId: string }> {
   return deps.prisma.$transaction(async (tx) => {
-    const { tenantId } = await insertTenant(tx, deps.encryptionKey, { name, apiKey: false }, { passwordHash: null });
+    await checkWorkspaceQuota(prismaQueryable(tx), userId);
+    const { tenantId } = await insertTenant(tx, deps.keyring, { name, apiKey: false }, { passwordHash: null });
     await tx.membership.create({ data: { tenantId, userId, role: 'owner' } });
     await audit(tx, { type: 'user', id: userId, tenantId, role: 'owner' }, 'member.added', 'user', userId, {
       role: 'owner',

@@ -2,6 +2,10 @@
 // start-lag percentiles from the stats each node writes with its heartbeat), queue depth
 // per priority (this tenant's and everyone's), and this tenant's own start lag over the last
 // five minutes, measured from the runs table.
+//
+// What crosses tenants (other tenants' queue totals; node hosts, pids, versions, per-node
+// load and lag) is shown only to operators (users.is_operator). Everyone else sees their own
+// tenant's numbers and the nodes' health under neutral names: a node id embeds its hostname.
 import { type PriorityDepth, queueDepth } from '@belfry/db';
 import type { Actor, ServiceDeps } from '../context';
 import { authorize } from '../security/scopes';
@@ -18,9 +22,11 @@ export interface LagSummary {
 }
 
 export interface EngineNodeView {
+  /** the node's id; for non-operators a neutral "node-N" */
   id: string;
-  hostname: string;
-  pid: number;
+  /** null for non-operators, like pid, version, inFlight, takeovers and startLagMs */
+  hostname: string | null;
+  pid: number | null;
   version: string | null;
   roles: string[];
   state: 'up' | 'lost' | 'stopped';
@@ -36,9 +42,18 @@ export interface EngineNodeView {
   containers: { available: boolean; slots: number | null; error: string | null } | null;
 }
 
-export type QueueDepth = PriorityDepth;
+export interface QueueDepth {
+  priority: PriorityDepth['priority'];
+  /** every tenant's; null for non-operators */
+  total: number | null;
+  totalDue: number | null;
+  tenant: number;
+  tenantDue: number;
+}
 
 export interface ClusterOverview {
+  /** operator: cluster-wide details; tenant: this tenant's numbers only */
+  scope: 'operator' | 'tenant';
   nodes: EngineNodeView[];
   partitions: { total: number; owned: number };
   queue: QueueDepth[];
@@ -68,7 +83,11 @@ function lagOf(v: unknown): LagSummary | null {
   return { count: num(o.count) ?? 0, p50: num(o.p50), p95: num(o.p95), p99: num(o.p99) };
 }
 
-export async function clusterOverview(deps: ServiceDeps, actor: Actor): Promise<ClusterOverview> {
+export async function clusterOverview(
+  deps: ServiceDeps,
+  actor: Actor,
+  viewer: { operator: boolean } = { operator: false },
+): Promise<ClusterOverview> {
   authorize(actor, 'runs:read');
   const [nodes, leases, queue, lag] = await Promise.all([
     deps.pool.query<{
@@ -108,6 +127,7 @@ export async function clusterOverview(deps: ServiceDeps, actor: Actor): Promise<
       [actor.tenantId],
     ),
   ]);
+  const operator = viewer.operator;
   const views: EngineNodeView[] = nodes.rows.map((n) => ({
     id: n.id,
     hostname: n.hostname,
@@ -124,12 +144,30 @@ export async function clusterOverview(deps: ServiceDeps, actor: Actor): Promise<
     startLagMs: lagOf(n.stats.startLagMs),
     containers: containersOf(n.stats.containers),
   }));
-  return {
+  const view: ClusterOverview = {
+    scope: operator ? 'operator' : 'tenant',
     nodes: views,
     containerNodes: views.filter((n) => n.state === 'up' && n.containers?.available).length,
     partitions: leases.rows[0] ?? { total: 0, owned: 0 },
     queue,
     tenantStartLagMs: lag.rows[0] ?? { count: 0, p50: null, p95: null, p99: null },
     generatedAt: new Date().toISOString(),
+  };
+  if (operator) return view;
+  return {
+    ...view,
+    nodes: view.nodes.map((n, i) => ({
+      ...n,
+      id: `node-${i + 1}`,
+      hostname: null,
+      pid: null,
+      version: null,
+      inFlight: null,
+      takeovers: null,
+      startLagMs: null,
+      // whether a node can run containers is everyone's business; why its engine is away is not
+      containers: n.containers ? { ...n.containers, error: null } : null,
+    })),
+    queue: view.queue.map((q) => ({ ...q, total: null, totalDue: null })),
   };
 }

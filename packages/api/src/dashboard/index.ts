@@ -1,7 +1,7 @@
 // Dashboard-only reads and account management the REST API does not offer. Exported for the
 // web app's sign-in (authenticateUser) and for the types its pages render.
 export { authenticateUser, type DashboardSession, type MembershipView } from './session';
-export { throttle } from './throttle';
+export { THROTTLES, throttleSignIn, throttleSignUp, UNKNOWN_ADDRESS } from './throttle';
 export { ROLES, INVITABLE_ROLES, type Role, type InvitableRole, atLeast } from './roles';
 export type { JobWithActivity, JobsTable, RecentOutcome } from './jobs';
 export type { Timeline, TimelinePoint } from './timeline';

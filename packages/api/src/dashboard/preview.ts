@@ -1,7 +1,7 @@
 // The job form's schedule preview: the next fire times from the schedule-preview service
 // (the scheduler's own nextFireTimes), each with a daylight-saving note when it lands on or
 // next to a clock change in the job's zone (core's dstNoteFor).
-import { dstNoteFor } from '@belfry/core';
+import { dstNoteFor, dueTime } from '@belfry/core';
 import { z } from 'zod';
 import type { Actor, ServiceDeps } from '../context';
 import { CronExpression, IntervalScheduleInput, TimeZone } from '../schemas/job-input';
@@ -22,6 +22,17 @@ export const PreviewInput = z.discriminatedUnion('type', [
   }),
 ]);
 export type PreviewInput = z.output<typeof PreviewInput>;
+
+/**
+ * The job page's next run, with when it will actually start: `nextDueAt` is the next
+ * occurrence plus the job's jitter offset (the scheduler computes the same one).
+ */
+export function withNextDue<J extends { id: string; nextRunAt: string | null; jitterSeconds: number }>(
+  job: J,
+): J & { nextDueAt: string | null } {
+  const nextDueAt = job.nextRunAt ? dueTime(job.id, new Date(job.nextRunAt), job.jitterSeconds).toISOString() : null;
+  return { ...job, nextDueAt };
+}
 
 export interface PreviewTime {
   at: string;

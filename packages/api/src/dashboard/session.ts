@@ -14,7 +14,8 @@ export interface MembershipView {
 }
 
 export interface DashboardSession {
-  user: { id: string; email: string; name: string | null };
+  /** operator: runs the deployment (users.is_operator), sees cluster-wide numbers */
+  user: { id: string; email: string; name: string | null; operator: boolean };
   memberships: MembershipView[];
 }
 
@@ -23,12 +24,13 @@ export async function loadSession(deps: ServiceDeps, userId: string): Promise<Da
     id: string;
     email: string;
     name: string | null;
+    is_operator: boolean;
     tenant_id: string | null;
     tenant_name: string | null;
     slug: string | null;
     role: Role | null;
   }>(
-    `SELECT u.id, u.email, u.name, m.tenant_id, t.name AS tenant_name, t.slug, m.role
+    `SELECT u.id, u.email, u.name, u.is_operator, m.tenant_id, t.name AS tenant_name, t.slug, m.role
        FROM users u
        LEFT JOIN memberships m ON m.user_id = u.id
        LEFT JOIN tenants t ON t.id = m.tenant_id
@@ -39,7 +41,7 @@ export async function loadSession(deps: ServiceDeps, userId: string): Promise<Da
   const first = rows[0];
   if (!first) return null;
   return {
-    user: { id: first.id, email: first.email, name: first.name },
+    user: { id: first.id, email: first.email, name: first.name, operator: first.is_operator },
     memberships: rows
       .filter((r) => r.tenant_id !== null)
       .map((r) => ({

@@ -16,6 +16,7 @@ const TAGS = [
   { name: 'Dead letter', description: 'Runs whose attempts are exhausted' },
   { name: 'Schedules', description: 'Schedule maths' },
   { name: 'Signing secret', description: 'The secret that signs webhook deliveries' },
+  { name: 'Limits', description: 'What one tenant may take of what all tenants share' },
   { name: 'Meta', description: 'Health and this document' },
 ];
 
@@ -62,7 +63,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
     security: route.scope ? [{ apiKey: [route.scope] }] : [],
     ...(Object.keys(requestParams).length ? { requestParams } : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
-    ...(route.operationId === 'createJob'
+    ...(route.operationId === 'createJob' || route.operationId === 'createJobs'
       ? {
           parameters: [
             z
@@ -71,7 +72,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
               .optional()
               .meta({
                 param: { name: 'Idempotency-Key', in: 'header' },
-                description: 'Same key + same body within 24 h = same job',
+                description: 'Same key + same body within 24 h = same job (jobs, for a batch)',
               }),
           ],
         }

@@ -30,7 +30,10 @@ export const PROBLEMS = {
   409: problem('Conflict', 'The object is not in a state that allows this'),
   413: problem('ContentTooLarge', 'The request body exceeds 512 KiB'),
   415: problem('UnsupportedMediaType', 'The request body is not application/json'),
-  422: problem('UnprocessableContent', 'The Idempotency-Key was used with a different request body'),
+  422: problem(
+    'UnprocessableContent',
+    "The change would pass one of the tenant's limits (`type` ending in `/quota-exceeded`, with `quota`, `limit` and `current`; see GET /api/v1/limits), or the Idempotency-Key was used with a different request body",
+  ),
   429: problem(
     'TooManyRequests',
     "The API key's rate limit is exhausted",

@@ -8,8 +8,8 @@ import { AppError, isExpectedError } from '../errors';
 import { parseInput } from '../schemas/validate';
 import { EmptyBody } from '../schemas/common';
 import { hasScope } from '../security/scopes';
-import { authenticateApiKey } from '../services/api-keys';
-import type { RateLimitDecision } from '../services/rate-limit';
+import { type Authenticated, authenticateApiKey } from '../services/api-keys';
+import { type RateLimitDecision, takeToken } from '../services/rate-limit';
 import { bearerToken, queryObject, readJsonBody } from './request';
 import { problem } from './response';
 import type { Method, Route } from './route';
@@ -83,9 +83,24 @@ export function createRestHandler(
   const routes = ROUTES.map(compile);
   const fallbackLog: Logger = options.log ?? console;
 
+  // One line per request, with the ids it was about, so a tenant's, a job's or a run's requests
+  // can be found in the log. Health checks that pass are not worth a line each.
   return async (request) => {
+    const started = Date.now();
+    const seen: Seen = { log: fallbackLog, ids: {} };
+    const response = await serve(request, seen);
+    const path = new URL(request.url).pathname;
+    if (!(path === '/api/v1/healthz' && response.status === 200)) {
+      seen.log.info(
+        { method: request.method, path, status: response.status, durationMs: Date.now() - started, ...seen.ids },
+        'request',
+      );
+    }
+    return response;
+  };
+
+  async function serve(request: Request, seen: Seen): Promise<Response> {
     const url = new URL(request.url);
-    let log = fallbackLog;
     let rate: RateLimitDecision | undefined;
     try {
       const match = matchRoute(routes, request.method.toUpperCase() as Method, url.pathname);
@@ -97,21 +112,23 @@ export function createRestHandler(
         });
       }
       const { route, params } = match;
+      if (params.id && route.path.startsWith('/api/v1/jobs/{id}')) seen.ids.jobId = params.id;
+      if (params.runId) seen.ids.runId = params.runId;
       const loadDeps = async () => {
         try {
           const deps = await getDeps();
-          log = deps.log;
+          seen.log = deps.log;
           return deps;
         } catch (err) {
-          throw new AppError(
-            'unavailable',
-            `the service is starting or its database is unreachable: ${(err as Error).message}`,
-          );
+          // The cause (host names, users, driver messages) is for the log, not for callers.
+          seen.log.error({ err, method: request.method, path: url.pathname }, 'service dependencies unavailable');
+          throw new AppError('unavailable', 'the service is starting or its database is unreachable; retry shortly');
         }
       };
 
       let deps: ServiceDeps | null = null;
       let actor: Actor | null = null;
+      let bucket: Authenticated['bucket'] | undefined;
       if (route.scope) {
         deps = await loadDeps();
         const token = bearerToken(request);
@@ -119,14 +136,19 @@ export function createRestHandler(
           throw new AppError('unauthenticated', 'an API key is required (Authorization: Bearer bfy_...)');
         const authenticated = await authenticateApiKey(deps, token);
         actor = authenticated.actor;
+        seen.ids.tenantId = actor.tenantId;
         rate = authenticated.rateLimit;
+        bucket = authenticated.bucket;
         if (!hasScope(actor, route.scope))
           throw new AppError('forbidden', `this API key lacks the '${route.scope}' scope`);
       }
 
       const query = parseInput(route.query ?? EmptyBody, queryObject(url));
       // GET and DELETE bodies have no meaning here and are not read.
-      const raw = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(request);
+      const raw =
+        route.method === 'GET' || route.method === 'DELETE'
+          ? undefined
+          : await readJsonBody(request, route.maxBodyBytes);
       let body: unknown;
       if (route.body) {
         if (raw === undefined) throw AppError.invalid([{ path: '', message: 'a JSON request body is required' }]);
@@ -135,31 +157,59 @@ export function createRestHandler(
         parseInput(EmptyBody, raw);
       }
 
+      // A request that counts as several (a batch) takes the rest of its tokens now, all or none;
+      // never more than the bucket holds, so a large batch is slow, not impossible.
+      const cost = route.cost && deps && bucket ? Math.min(route.cost(body), bucket.limits.burst) : 1;
+      if (cost > 1 && deps && bucket) {
+        const extra = await takeToken(deps.pool, bucket.key, bucket.limits, cost - 1);
+        if (!extra.allowed) {
+          throw new AppError(
+            'rate_limited',
+            `this request counts as ${cost} requests against the rate limit of ${bucket.limits.perSecond} per second`,
+            { retryAfterSeconds: extra.retryAfterSeconds },
+          );
+        }
+        rate = extra;
+      }
+
       const response = await route.invoke({ deps, actor, getDeps: loadDeps, request, params, query, body });
       for (const [name, value] of Object.entries(rateLimitHeaders(rate))) response.headers.set(name, value);
       return response;
     } catch (err) {
-      return failure(err, request, url, log, rate);
+      return failure(err, request, url, seen.log, { ...seen.ids }, rate);
     }
-  };
+  }
 }
 
-function failure(err: unknown, request: Request, url: URL, log: Logger, rate: RateLimitDecision | undefined): Response {
+/** What a request's log line says besides method, path and status. */
+interface Seen {
+  log: Logger;
+  ids: { tenantId?: string; jobId?: string; runId?: string };
+}
+
+function failure(
+  err: unknown,
+  request: Request,
+  url: URL,
+  log: Logger,
+  ids: Seen['ids'],
+  rate: RateLimitDecision | undefined,
+): Response {
   if (isExpectedError(err)) {
     log.warn(
-      { status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
+      { ...ids, status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
       'request refused',
     );
     return problem(err, rateLimitHeaders(rate));
   }
   if (err instanceof AppError) {
-    log.error({ err, method: request.method, path: url.pathname }, 'request failed');
+    log.error({ ...ids, err, method: request.method, path: url.pathname }, 'request failed');
     return problem(err);
   }
   if (isUnavailable(err)) {
-    log.error({ err, method: request.method, path: url.pathname }, 'database unavailable');
+    log.error({ ...ids, err, method: request.method, path: url.pathname }, 'database unavailable');
     return problem(new AppError('unavailable', 'the database is unreachable; retry shortly'));
   }
-  log.error({ err, method: request.method, path: url.pathname }, 'request failed');
+  log.error({ ...ids, err, method: request.method, path: url.pathname }, 'request failed');
   return problem(new AppError('internal', 'an unexpected error occurred'));
 }

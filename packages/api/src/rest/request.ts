@@ -9,8 +9,8 @@ import { findUnstorableText, textProblem } from '../schemas/text';
 export const MAX_BODY_BYTES = 512 * 1024;
 export const MAX_BODY_DEPTH = 64;
 
-function tooLarge(): AppError {
-  return new AppError('payload_too_large', `the request body must be at most ${MAX_BODY_BYTES} bytes`);
+function tooLarge(max: number): AppError {
+  return new AppError('payload_too_large', `the request body must be at most ${max} bytes`);
 }
 
 function isJsonType(contentType: string): boolean {
@@ -20,9 +20,13 @@ function isJsonType(contentType: string): boolean {
   return !charset || /^charset="?utf-8"?$/.test(charset);
 }
 
-async function readCapped(request: Request): Promise<Uint8Array> {
+/**
+ * The raw body, read while it streams and abandoned as soon as it passes `max` bytes (413),
+ * so a huge body never sits in memory whatever its Content-Length says.
+ */
+export async function readCapped(request: Request, max = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(max);
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -31,9 +35,9 @@ async function readCapped(request: Request): Promise<Uint8Array> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(max);
     }
     chunks.push(value);
   }
@@ -44,9 +48,9 @@ async function readCapped(request: Request): Promise<Uint8Array> {
  * The parsed JSON body, or undefined when there is none. A body that is present must be
  * declared as JSON (415 otherwise), fit the cap (413) and parse (400).
  */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const contentType = request.headers.get('content-type');
-  const bytes = await readCapped(request);
+  const bytes = await readCapped(request, maxBytes);
   // An empty body is no body, whatever its declared type (`curl -X POST` sends none, `-d ''` a form type).
   if (bytes.byteLength === 0) return undefined;
   if (contentType === null || !isJsonType(contentType)) {

@@ -53,6 +53,10 @@ interface RouteSpec<Q extends Query, B extends Body> extends RouteMeta {
   query?: Q;
   /** a required JSON body; without one the route accepts no body or `{}` */
   body?: B;
+  /** the largest body this route reads (default MAX_BODY_BYTES) */
+  maxBodyBytes?: number;
+  /** how many requests the parsed body counts as against the key's rate limit (default 1) */
+  cost?(body: Out<B>): number;
 }
 
 /** What the router and the document generator see, with the handler's types erased. */
@@ -60,6 +64,8 @@ export interface Route extends RouteMeta {
   scope: ApiKeyScope | null;
   query: z.ZodObject | undefined;
   body: z.ZodType | undefined;
+  maxBodyBytes: number | undefined;
+  cost: ((body: unknown) => number) | undefined;
   invoke(ctx: InvokeContext): Promise<Response>;
 }
 
@@ -71,6 +77,8 @@ export function route<Q extends Query = undefined, B extends Body = undefined>(
     ...meta,
     query: spec.query,
     body: spec.body,
+    maxBodyBytes: spec.maxBodyBytes,
+    cost: spec.cost as ((body: unknown) => number) | undefined,
     invoke(ctx) {
       if (!ctx.actor || !ctx.deps) throw new Error(`route ${spec.operationId} reached without credentials`);
       return handle({ ...ctx, deps: ctx.deps, actor: ctx.actor } as AuthedContext<Out<Q>, Out<B>>);
@@ -88,6 +96,8 @@ export function publicRoute<Q extends Query = undefined>(
     scope: null,
     query: spec.query,
     body: undefined,
+    maxBodyBytes: undefined,
+    cost: undefined,
     invoke: (ctx) => handle(ctx as PublicContext<Out<Q>>),
   };
 }

@@ -62,6 +62,12 @@ export const ProblemSchema = z
     status: z.int(),
     detail: z.string(),
     errors: z.array(FieldErrorSchema).optional(),
+    quota: z
+      .string()
+      .optional()
+      .meta({ description: 'quota-exceeded only: the limit passed, as named in GET /api/v1/limits (e.g. maxJobs)' }),
+    limit: z.number().optional().meta({ description: "quota-exceeded only: the limit's value" }),
+    current: z.number().optional().meta({ description: 'quota-exceeded only: the usage before the refused change' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
 

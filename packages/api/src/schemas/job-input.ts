@@ -1,7 +1,14 @@
 // What a client may send to create or change a job. Schedules are validated with the very
 // functions the scheduler uses (validateCronExpression, validateTimezone), so an accepted
 // schedule is one the engine can run.
-import { MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES, validateCronExpression, validateTimezone } from '@belfry/core';
+import {
+  MAX_JITTER_SECONDS,
+  MISFIRE_POLICIES,
+  OVERLAP_POLICIES,
+  PRIORITIES,
+  validateCronExpression,
+  validateTimezone,
+} from '@belfry/core';
 import { z } from 'zod';
 import { InstantInput } from './common';
 import { PayloadInput, TargetInput } from './target';
@@ -82,6 +89,17 @@ export type RetryInput = z.output<typeof RetryInput>;
 
 const TimeoutSeconds = z.int().min(1).max(900);
 
+export const JitterSeconds = z
+  .int({ error: 'must be a whole number of seconds' })
+  .min(0, { error: `must be 0 to ${MAX_JITTER_SECONDS}` })
+  .max(MAX_JITTER_SECONDS, { error: `must be 0 to ${MAX_JITTER_SECONDS}` })
+  .meta({
+    description:
+      'Spreads herds: each occurrence starts at its scheduled time plus a fixed offset in [0, jitterSeconds) ' +
+      "derived from the job id and the scheduled time (the run's dueAt). 0 = on time.",
+    example: 60,
+  });
+
 export const JobCreateInput = z
   .strictObject({
     name: JobName,
@@ -93,9 +111,23 @@ export const JobCreateInput = z
     priority: z.enum(PRIORITIES).default('normal'),
     misfirePolicy: z.enum(MISFIRE_POLICIES).default('run_once'),
     overlapPolicy: z.enum(OVERLAP_POLICIES).default('allow'),
+    jitterSeconds: JitterSeconds.default(0),
   })
   .meta({ id: 'JobCreate' });
 export type JobCreateInput = z.output<typeof JobCreateInput>;
+
+export const MAX_BATCH_JOBS = 1_000;
+
+/** POST /jobs/batch: up to MAX_BATCH_JOBS jobs, created all together or not at all. */
+export const JobBatchInput = z
+  .strictObject({
+    jobs: z
+      .array(JobCreateInput)
+      .min(1, { error: 'must hold at least one job' })
+      .max(MAX_BATCH_JOBS, { error: `must hold at most ${MAX_BATCH_JOBS} jobs` }),
+  })
+  .meta({ id: 'JobBatchCreate' });
+export type JobBatchInput = z.output<typeof JobBatchInput>;
 
 /** PATCH: every field optional. `retry` merges into the current policy; the rest replace. */
 export const JobPatchInput = z
@@ -116,6 +148,9 @@ export const JobPatchInput = z
     priority: z.enum(PRIORITIES).optional(),
     misfirePolicy: z.enum(MISFIRE_POLICIES).optional(),
     overlapPolicy: z.enum(OVERLAP_POLICIES).optional(),
+    jitterSeconds: JitterSeconds.optional().meta({
+      description: 'Applies to occurrences not materialized yet (runs already queued keep their dueAt)',
+    }),
   })
   .meta({ id: 'JobPatch' });
 export type JobPatchInput = z.output<typeof JobPatchInput>;

@@ -59,8 +59,25 @@ export const SchedulePreviewQuery = z
       )
       .optional()
       .meta({ override: integerParam({ minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 10 }) }),
+    jitterSeconds: z
+      .string()
+      .regex(/^\d{1,4}$/, { error: 'must be a whole number of seconds from 0 to 3600' })
+      .transform(Number)
+      .pipe(z.int().min(0).max(3600, { error: 'must be a whole number of seconds from 0 to 3600' }))
+      .optional()
+      .meta({ override: integerParam({ minimum: 0, maximum: 3600 }) }),
+    jobId: JobIdInput.optional().meta({
+      description: 'With jitterSeconds: the job whose offsets `dueTimes` shows (they depend on the job id)',
+    }),
   })
   .superRefine((q, ctx) => {
+    if ((q.jitterSeconds === undefined) !== (q.jobId === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [q.jobId === undefined ? 'jobId' : 'jitterSeconds'],
+        message: "give jitterSeconds and jobId together (each occurrence's offset depends on the job id)",
+      });
+    }
     if ((q.expression === undefined) === (q.everySeconds === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['expression'], message: 'give exactly one of expression or everySeconds' });
     }

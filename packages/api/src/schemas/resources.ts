@@ -41,6 +41,9 @@ export const Job = z
     priority: z.enum(PRIORITIES),
     misfirePolicy: z.enum(MISFIRE_POLICIES),
     overlapPolicy: z.enum(OVERLAP_POLICIES),
+    jitterSeconds: z.int().meta({
+      description: 'Each occurrence starts at its scheduled time plus a fixed offset in [0, jitterSeconds)',
+    }),
     status: z.enum(JOB_STATUSES).meta({
       description:
         '`completed`: a one-off whose run has finished (succeeded, dead, cancelled or skipped); until then it is `active`',
@@ -79,6 +82,10 @@ export const Run = z
     id: z.string(),
     jobId: z.string(),
     scheduledTime: Timestamp,
+    dueAt: Timestamp.meta({
+      description:
+        "When the run is due to start: scheduledTime plus the job's jitter offset (= scheduledTime without jitter, and for manual and replay runs)",
+    }),
     status: z.enum(RUN_STATUSES),
     skipReason: z.enum(SKIP_REASONS).nullable(),
     attempt: z.int(),
@@ -102,6 +109,7 @@ export const DeadLetterRun = Run.extend({
 export type DeadLetterRunView = z.output<typeof DeadLetterRun>;
 
 export const JobPage = pageOf(Job, 'JobPage');
+export const JobBatch = z.strictObject({ data: z.array(Job) }).meta({ id: 'JobBatch' });
 export const RunPage = pageOf(Run, 'RunPage');
 export const DeadLetterPage = pageOf(DeadLetterRun, 'DeadLetterPage');
 
@@ -114,7 +122,13 @@ export const SigningSecret = z
   .meta({ id: 'SigningSecret' });
 
 export const SchedulePreview = z
-  .strictObject({ times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }) })
+  .strictObject({
+    times: z.array(Timestamp).meta({ description: 'Fire times strictly after `from`, ascending' }),
+    dueTimes: z.array(Timestamp).optional().meta({
+      description:
+        "With jitterSeconds and jobId: when each occurrence starts (its time plus that job's offset), in the order of `times`",
+    }),
+  })
   .meta({ id: 'SchedulePreview' });
 
 export const ReplayResult = z
@@ -122,3 +136,24 @@ export const ReplayResult = z
   .meta({ id: 'ReplayResult', description: '`wouldReplay` answers a dry run' });
 
 export const Health = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const Limits = z
+  .strictObject({
+    maxJobs: z.int().meta({ description: 'Jobs the tenant may have (deleted ones do not count)', example: 100000 }),
+    maxRunsPerMinute: z.int().meta({
+      description:
+        'Expected scheduled occurrences per minute over all active jobs (an every-second cron counts 60; see docs/limits.md)',
+      example: 60000,
+    }),
+    maxConcurrency: z.int().meta({ description: 'Runs of the tenant in flight at once, over all engine nodes' }),
+    rateLimitPerSecond: z.int().meta({ description: 'API requests per second per API key (bursts of twice that)' }),
+    maxApiKeys: z.int().meta({ description: 'API keys that work at once (revoked and expired ones do not count)' }),
+    usage: z
+      .strictObject({
+        jobs: z.int(),
+        runsPerMinute: z.number().meta({ description: 'Sum over active jobs, to 3 decimals' }),
+        apiKeys: z.int(),
+      })
+      .meta({ description: 'What the tenant uses now' }),
+  })
+  .meta({ id: 'Limits' });

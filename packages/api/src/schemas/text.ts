@@ -12,21 +12,36 @@ export function storableText(value: string, ctx: z.core.$RefinementCtx<string>):
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 }
 
-/** The first string or object key in a JSON value that cannot be stored, with its path. */
+/**
+ * The first string or object key in a JSON value that cannot be stored, with its path.
+ * O(n) in the size of the value: each stacked entry points at its parent instead of
+ * carrying a copy of its path, and a path is built only for the one value reported.
+ */
 export function findUnstorableText(value: unknown): { path: (string | number)[]; message: string } | null {
-  const stack: Array<[unknown, (string | number)[]]> = [[value, []]];
+  interface Frame {
+    value: unknown;
+    key: string | number | null;
+    parent: Frame | null;
+  }
+  const pathOf = (frame: Frame | null): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let f = frame; f && f.key !== null; f = f.parent) path.push(f.key);
+    return path.reverse();
+  };
+  const stack: Frame[] = [{ value, key: null, parent: null }];
   while (stack.length) {
-    const [v, path] = stack.pop()!;
+    const frame = stack.pop() as Frame;
+    const v = frame.value;
     if (typeof v === 'string') {
       const message = textProblem(v);
-      if (message) return { path, message };
+      if (message) return { path: pathOf(frame), message };
     } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push([v[i], [...path, i]]);
+      for (let i = 0; i < v.length; i++) stack.push({ value: v[i], key: i, parent: frame });
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) {
+      for (const k of Object.keys(v)) {
         const message = textProblem(k);
-        if (message) return { path: [...path, k], message: `key ${message}` };
-        stack.push([item, [...path, k]]);
+        if (message) return { path: [...pathOf(frame), k], message: `key ${message}` };
+        stack.push({ value: (v as Record<string, unknown>)[k], key: k, parent: frame });
       }
     }
   }

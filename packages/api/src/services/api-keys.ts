@@ -10,7 +10,8 @@ import { parseInput } from '../schemas/validate';
 import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '../security/api-key-format';
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
-import { takeToken, type RateLimitDecision } from './rate-limit';
+import { checkApiKeyQuota, prismaQueryable } from './limits';
+import { type BucketLimits, takeToken, type RateLimitDecision } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200).superRefine(storableText),
@@ -62,6 +63,7 @@ export async function createApiKey(
   }
   const generated = generateApiKey();
   const created = await deps.prisma.$transaction(async (tx) => {
+    await checkApiKeyQuota(prismaQueryable(tx), actor.tenantId);
     const row = await tx.apiKey.create({
       data: {
         id: newId('key'),
@@ -107,6 +109,8 @@ export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: strin
 export interface Authenticated {
   actor: Extract<Actor, { type: 'api_key' }>;
   rateLimit: RateLimitDecision;
+  /** the key's rate-limit bucket, for requests that count as more than one */
+  bucket: { key: string; limits: BucketLimits };
 }
 
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -139,10 +143,11 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
   const now = deps.clock.now();
   if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw denied();
 
-  const rateLimit = await takeToken(deps.pool, `key:${key.id}`, {
-    perSecond: key.rate_limit_per_second,
-    burst: key.rate_limit_burst,
-  });
+  const bucket = {
+    key: `key:${key.id}`,
+    limits: { perSecond: key.rate_limit_per_second, burst: key.rate_limit_burst },
+  };
+  const rateLimit = await takeToken(deps.pool, bucket.key, bucket.limits);
   if (!rateLimit.allowed) {
     throw new AppError('rate_limited', `rate limit of ${key.rate_limit_per_second} requests per second exceeded`, {
       retryAfterSeconds: rateLimit.retryAfterSeconds,
@@ -156,5 +161,9 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
       [key.id, now],
     );
   }
-  return { actor: { type: 'api_key', id: key.id, tenantId: key.tenant_id, scopes: key.scopes }, rateLimit };
+  return {
+    actor: { type: 'api_key', id: key.id, tenantId: key.tenant_id, scopes: key.scopes },
+    rateLimit,
+    bucket,
+  };
 }

@@ -1,5 +1,5 @@
-// Idempotency-Key for job creation. The key row is claimed in the same transaction that
-// inserts the job, so two concurrent requests with one key serialise on the key's primary
+// Idempotency-Key for job creation, one job or a batch. The key row is claimed in the same
+// transaction that inserts the jobs, so two concurrent requests with one key serialise on the key's primary
 // key: the second waits for the first to commit and then finds its job. Keys expire after
 // 24 hours, after which the same key may create a new job.
 import { createHash } from 'node:crypto';
@@ -32,29 +32,31 @@ export function requestHash(value: unknown): Buffer {
   return createHash('sha256').update(canonicalJson(value)).digest();
 }
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'existing'; jobId: string };
+export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'existing'; jobIds: string[] };
 
 /**
- * Claims `key` for `jobId`. Answers `existing` with the job an earlier request (same body)
- * created; throws 422 when the key was used with a different body.
+ * Claims `key` for `jobIds` (one job, or a batch's in order). Answers `existing` with the jobs
+ * an earlier request (same body) created; throws 422 when the key was used with a different body.
  */
 export async function claimIdempotencyKey(
   db: Queryable,
-  claim: { tenantId: string; key: string; hash: Buffer; jobId: string; now: Date },
+  claim: { tenantId: string; key: string; hash: Buffer; jobIds: readonly string[]; now: Date },
 ): Promise<IdempotencyClaim> {
   const inserted = await db.query(
-    `INSERT INTO idempotency_keys AS k (tenant_id, key, request_hash, job_id, created_at)
-     VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO idempotency_keys AS k (tenant_id, key, request_hash, job_id, job_ids, created_at)
+     VALUES ($1, $2, $3, $4, $6, $5)
      ON CONFLICT (tenant_id, key) DO UPDATE
-        SET request_hash = EXCLUDED.request_hash, job_id = EXCLUDED.job_id, created_at = EXCLUDED.created_at
+        SET request_hash = EXCLUDED.request_hash, job_id = EXCLUDED.job_id, job_ids = EXCLUDED.job_ids,
+            created_at = EXCLUDED.created_at
       WHERE k.created_at <= $5::timestamptz - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
      RETURNING job_id`,
-    [claim.tenantId, claim.key, claim.hash, claim.jobId, claim.now],
+    // A single create leaves job_ids empty (job_id says it all).
+    [claim.tenantId, claim.key, claim.hash, claim.jobIds[0], claim.now, claim.jobIds.length > 1 ? claim.jobIds : []],
   );
   if (inserted.rowCount) return { kind: 'claimed' };
   // READ COMMITTED: this statement sees the row the conflicting transaction committed.
-  const { rows } = await db.query<{ request_hash: Buffer; job_id: string }>(
-    'SELECT request_hash, job_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2',
+  const { rows } = await db.query<{ request_hash: Buffer; job_id: string; job_ids: string[] }>(
+    'SELECT request_hash, job_id, job_ids FROM idempotency_keys WHERE tenant_id = $1 AND key = $2',
     [claim.tenantId, claim.key],
   );
   const row = rows[0];
@@ -62,5 +64,5 @@ export async function claimIdempotencyKey(
   if (!Buffer.from(row.request_hash).equals(claim.hash)) {
     throw new AppError('unprocessable', 'this Idempotency-Key was already used with a different request body');
   }
-  return { kind: 'existing', jobId: row.job_id };
+  return { kind: 'existing', jobIds: row.job_ids.length ? row.job_ids : [row.job_id] };
 }

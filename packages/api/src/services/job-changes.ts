@@ -2,7 +2,8 @@
 // the job, its schedule entry and its not-yet-started runs in one transaction, bumps the
 // job's version and writes the audit log. The engine's scheduler only ever sees a job with
 // an entry (active, due) or without one.
-import { isFinishedRunStatus } from '@belfry/core';
+import { isFinishedRunStatus, runsPerMinute } from '@belfry/core';
+import { revealTarget } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { type JobPatchInput, RetryInput, type ScheduleInput } from '../schemas/job-input';
@@ -15,6 +16,8 @@ import { assertTargetAllowed } from './target-policy';
 import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
 import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
+import { checkJobQuota } from './limits';
+import { storableTarget } from './target-secrets';
 import {
   cancelOpenRuns,
   cancelRunningContainerRuns,
@@ -80,12 +83,25 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
     const scheduleChanged = patch.schedule !== undefined && !sameSchedule(row, patch.schedule);
     const schedule = scheduleChanged && patch.schedule ? scheduleColumns(patch.schedule, now) : row;
     const payload = patch.payload === undefined ? row.payload : patch.payload;
+    const rate = runsPerMinute(specOf({ ...row, ...schedule }));
+    if (scheduleChanged && row.status !== 'paused') {
+      // A completed job whose schedule changes becomes active again: all of its rate is new.
+      const before = row.status === 'active' ? runsPerMinute(specOf(row)) : 0;
+      await checkJobQuota(db, row.tenant_id, { jobs: 0, runsPerMinute: rate - before });
+    }
+    // Sealed again on every change, which also seals a row written before sealing existed.
+    const target = storableTarget(
+      deps.keyring,
+      row.tenant_id,
+      patch.target ?? revealTarget(deps.keyring, row.tenant_id, row.target, row.target_secrets),
+      row,
+    );
     await db.query(
       `UPDATE jobs SET name = $3, schedule_type = $4, cron_expression = $5, timezone = $6, run_at = $7,
               every_seconds = $8, anchor_at = $9, target = $10::jsonb, payload = $11::jsonb,
               retry_max_attempts = $12, retry_initial_delay_seconds = $13, retry_max_delay_seconds = $14,
               timeout_seconds = $15, priority = $16, misfire_policy = $17, overlap_policy = $18,
-              version = version + 1, updated_at = $19
+              jitter_seconds = $22, version = version + 1, updated_at = $19, target_secrets = $20, runs_per_minute = $21
         WHERE id = $1 AND tenant_id = $2`,
       [
         row.id,
@@ -97,7 +113,7 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         schedule.run_at,
         schedule.every_seconds,
         schedule.anchor_at,
-        JSON.stringify(patch.target ?? row.target),
+        JSON.stringify(target.target),
         payload === null || payload === undefined ? null : JSON.stringify(payload),
         retry.maxAttempts,
         retry.initialDelaySeconds,
@@ -107,6 +123,9 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
         patch.misfirePolicy ?? row.misfire_policy,
         patch.overlapPolicy ?? row.overlap_policy,
         now,
+        target.secrets,
+        rate,
+        patch.jitterSeconds ?? row.jitter_seconds,
       ],
     );
     if (scheduleChanged) {
@@ -159,6 +178,7 @@ export async function resumeJob(deps: ServiceDeps, actor: Actor, jobId: string):
     if (row.status === 'completed') {
       throw new AppError('conflict', 'the job has completed; change its schedule to run it again');
     }
+    await checkJobQuota(db, row.tenant_id, { jobs: 0, runsPerMinute: runsPerMinute(specOf(row)) });
     const status = await reschedule(db, row, now);
     await db.query('UPDATE jobs SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1', [
       row.id,

@@ -14,7 +14,10 @@ export interface JobRow extends ScheduleColumns {
   id: string;
   tenant_id: string;
   name: string;
+  /** every write-only field masked as '***' (or, in rows written before sealing, in the clear) */
   target: StoredTarget;
+  /** the target's write-only fields, sealed (null: none, or a row written before sealing) */
+  target_secrets: Buffer | null;
   payload: unknown;
   retry_max_attempts: number;
   retry_initial_delay_seconds: number;
@@ -23,6 +26,7 @@ export interface JobRow extends ScheduleColumns {
   priority: JobView['priority'];
   misfire_policy: JobView['misfirePolicy'];
   overlap_policy: JobView['overlapPolicy'];
+  jitter_seconds: number;
   status: JobView['status'];
   partition: number;
   version: number;
@@ -35,13 +39,13 @@ export interface JobRow extends ScheduleColumns {
 
 export const JOB_SELECT = `
   SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
-         j.anchor_at, j.target, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
-         j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.status,
+         j.anchor_at, j.target, j.target_secrets, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
+         j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.status,
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at,
          CASE WHEN j.status = 'active' THEN LEAST(e.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r
             WHERE r.job_id = j.id AND r.trigger = 'schedule'
-              AND (r.status = 'pending' OR (r.status = 'running' AND r.scheduled_time > now())))) END AS next_run_at,
+              AND (r.status = 'pending' OR (r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > now())))) END AS next_run_at,
          ${sortTsSql('j.created_at')} AS sort_ts
     FROM jobs j LEFT JOIN schedule_entries e ON e.job_id = j.id`;
 
@@ -75,6 +79,7 @@ export function toJobView(row: JobRow): JobView {
     priority: row.priority,
     misfirePolicy: row.misfire_policy,
     overlapPolicy: row.overlap_policy,
+    jitterSeconds: row.jitter_seconds,
     status: row.status,
     nextRunAt: row.status === 'active' && row.next_run_at ? row.next_run_at.toISOString() : null,
     createdAt: row.created_at.toISOString(),

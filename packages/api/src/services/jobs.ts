@@ -1,37 +1,26 @@
-// Jobs: creation (with its schedule entry and, optionally, an idempotency key, all in one
-// transaction), lookup and listing. Changes to existing jobs live in job-changes.ts. Every
+// Jobs: creation, one or a batch (with schedule entries and, optionally, an idempotency key,
+// all in one transaction), lookup and listing. Changes to existing jobs live in job-changes.ts. Every
 // query is scoped to the actor's tenant; another tenant's job is simply not found.
-import { isId, newId, partitionOf } from '@belfry/core';
+import { isId } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
-import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
+import { type JobCreateInput, MAX_BATCH_JOBS } from '../schemas/job-input';
 import type { ListJobsQuery } from '../schemas/queries';
 import type { JobView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
-import { auditSql } from './audit';
 import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempotency';
-import { JOB_SELECT, type JobRow, specOf, toJobView } from './job-rows';
+import { insertJobs, prepareJob } from './job-insert';
+import { JOB_SELECT, type JobRow, toJobView } from './job-rows';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { nextRunAt, putScheduleEntry } from './schedule-entries';
-import { assertTargetAllowed } from './target-policy';
 
 /** Timestamps are kept at millisecond precision, which is what ids and JSON carry. */
 export function nowMs(deps: ServiceDeps): Date {
   return new Date(Math.floor(deps.clock.now().getTime()));
 }
 
-/** The schedule columns of a job; intervals count from `anchor`. */
-export function scheduleColumns(schedule: ScheduleInput, anchor: Date) {
-  return {
-    schedule_type: schedule.type,
-    cron_expression: schedule.type === 'cron' ? schedule.expression : null,
-    timezone: schedule.type === 'cron' ? schedule.timezone : 'UTC',
-    run_at: schedule.type === 'once' ? schedule.runAt : null,
-    every_seconds: schedule.type === 'interval' ? schedule.everySeconds : null,
-    anchor_at: anchor,
-  } as const;
-}
+export { scheduleColumns } from './job-insert';
 
 export async function selectJob(
   db: Queryable,
@@ -72,14 +61,9 @@ export async function createJob(
   options: CreateJobOptions = {},
 ): Promise<CreateJobResult> {
   authorize(actor, 'jobs:write');
-  assertTargetAllowed(deps, input.target);
   const key = options.idempotencyKey === undefined ? undefined : checkIdempotencyKey(options.idempotencyKey);
   const now = nowMs(deps);
-  const jobId = newId('job', now);
-  const partition = partitionOf(jobId, deps.partitions);
-  const schedule = scheduleColumns(input.schedule, now);
-  const next = nextRunAt(specOf(schedule), now);
-  const status = next ? 'active' : 'completed';
+  const job = prepareJob(deps, actor.tenantId, input, now);
 
   return withTransaction(deps.pool, async (db) => {
     if (key !== undefined) {
@@ -87,52 +71,83 @@ export async function createJob(
         tenantId: actor.tenantId,
         key,
         hash: requestHash(input),
-        jobId,
+        jobIds: [job.id],
         now,
       });
       if (claim.kind === 'existing') {
-        const existing = await selectJob(db, actor.tenantId, claim.jobId);
+        const [existing] = await selectJobs(db, actor.tenantId, claim.jobIds);
         if (!existing) throw new AppError('conflict', 'the job created with this Idempotency-Key has been deleted');
         return { job: toJobView(existing), created: false };
       }
     }
-    await db.query(
-      `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
-                         target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
-                         timeout_seconds, priority, misfire_policy, overlap_policy, status, partition, version,
-                         created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19, $20, 1,
-               $21, $22, $22)`,
-      [
-        jobId,
-        actor.tenantId,
-        input.name,
-        schedule.schedule_type,
-        schedule.cron_expression,
-        schedule.timezone,
-        schedule.run_at,
-        schedule.every_seconds,
-        schedule.anchor_at,
-        JSON.stringify(input.target),
-        input.payload === undefined || input.payload === null ? null : JSON.stringify(input.payload),
-        input.retry.maxAttempts,
-        input.retry.initialDelaySeconds,
-        input.retry.maxDelaySeconds,
-        input.timeoutSeconds,
-        input.priority,
-        input.misfirePolicy,
-        input.overlapPolicy,
-        status,
-        partition,
-        actor.id,
-        now,
-      ],
-    );
-    if (next) await putScheduleEntry(db, { jobId, tenantId: actor.tenantId, partition, nextRunAt: next });
-    await auditSql(db, actor, 'job.created', 'job', jobId, { name: input.name, idempotencyKey: key ?? null });
-    const row = await selectJob(db, actor.tenantId, jobId);
+    await insertJobs(db, actor, [job], now, { idempotencyKey: key ?? null });
+    const row = await selectJob(db, actor.tenantId, job.id);
     return { job: toJobView(row as JobRow), created: true };
   });
+}
+
+export interface CreateJobsResult {
+  jobs: JobView[];
+  /** false when an earlier request with the same Idempotency-Key created the jobs */
+  created: boolean;
+}
+
+/**
+ * Creates up to MAX_BATCH_JOBS jobs in one transaction: all of them or none. The inputs are
+ * validated by the caller (a bad item refuses the whole batch before anything is written).
+ * Answers the jobs in the order given.
+ */
+export async function createJobs(
+  deps: ServiceDeps,
+  actor: Actor,
+  inputs: readonly JobCreateInput[],
+  options: CreateJobOptions = {},
+): Promise<CreateJobsResult> {
+  authorize(actor, 'jobs:write');
+  if (inputs.length > MAX_BATCH_JOBS) {
+    throw AppError.invalid([{ path: 'jobs', message: `must hold at most ${MAX_BATCH_JOBS} jobs` }]);
+  }
+  const key = options.idempotencyKey === undefined ? undefined : checkIdempotencyKey(options.idempotencyKey);
+  const now = nowMs(deps);
+  const jobs = inputs.map((input, i) => prepareJob(deps, actor.tenantId, input, now, ['jobs', i, 'target']));
+
+  return withTransaction(deps.pool, async (db) => {
+    if (key !== undefined) {
+      const claim = await claimIdempotencyKey(db, {
+        tenantId: actor.tenantId,
+        key,
+        hash: requestHash({ batch: inputs }),
+        jobIds: jobs.map((j) => j.id),
+        now,
+      });
+      if (claim.kind === 'existing') {
+        const existing = await selectJobs(db, actor.tenantId, claim.jobIds);
+        if (existing.length !== claim.jobIds.length) {
+          throw new AppError('conflict', 'a job created with this Idempotency-Key has been deleted');
+        }
+        return { jobs: existing.map(toJobView), created: false };
+      }
+    }
+    await insertJobs(db, actor, jobs, now, key === undefined ? {} : { idempotencyKey: key });
+    const rows = await selectJobs(
+      db,
+      actor.tenantId,
+      jobs.map((j) => j.id),
+    );
+    return { jobs: rows.map(toJobView), created: true };
+  });
+}
+
+/** The tenant's live jobs among `ids`, in the order of `ids`. */
+export async function selectJobs(db: Queryable, tenantId: string, ids: readonly string[]): Promise<JobRow[]> {
+  if (!ids.length) return [];
+  const { rows } = await db.query<JobRow & { ord: number }>(
+    `${JOB_SELECT} JOIN unnest($1::text[]) WITH ORDINALITY AS w(id, ord) ON w.id = j.id
+      WHERE j.tenant_id = $2 AND j.deleted_at IS NULL
+      ORDER BY w.ord`,
+    [ids, tenantId],
+  );
+  return rows;
 }
 
 export async function getJob(deps: ServiceDeps, actor: Actor, jobId: string): Promise<JobView> {

@@ -14,18 +14,25 @@ export interface RateLimitDecision {
 
 const REFILLED = `LEAST($2::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (now() - b.updated_at))::float8) * $3::float8)`;
 
+export interface BucketLimits {
+  perSecond: number;
+  burst: number;
+}
+
+/** Takes `cost` tokens (1 per request; a batch may count as several), all or none. */
 export async function takeToken(
   db: Queryable,
   bucket: string,
-  limits: { perSecond: number; burst: number },
+  limits: BucketLimits,
+  cost = 1,
 ): Promise<RateLimitDecision> {
   // The WHERE makes a denied request change nothing and return no row.
   const taken = await db.query<{ tokens: number }>(
-    `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES ($1, $2::float8 - 1, now())
-     ON CONFLICT (key) DO UPDATE SET tokens = ${REFILLED} - 1, updated_at = now()
-      WHERE ${REFILLED} >= 1
+    `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES ($1, $2::float8 - $4::float8, now())
+     ON CONFLICT (key) DO UPDATE SET tokens = ${REFILLED} - $4::float8, updated_at = now()
+      WHERE ${REFILLED} >= $4::float8
      RETURNING tokens`,
-    [bucket, limits.burst, limits.perSecond],
+    [bucket, limits.burst, limits.perSecond, cost],
   );
   const row = taken.rows[0];
   if (row) {
@@ -40,6 +47,6 @@ export async function takeToken(
     allowed: false,
     limit: limits.burst,
     remaining: 0,
-    retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / limits.perSecond)),
+    retryAfterSeconds: Math.max(1, Math.ceil((cost - tokens) / limits.perSecond)),
   };
 }

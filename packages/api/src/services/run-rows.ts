@@ -11,6 +11,8 @@ export interface RunRow {
   tenant_id: string;
   job_id: string;
   scheduled_time: Date;
+  /** scheduled_time plus the job's jitter offset (scheduled_time when the run has none) */
+  due_at: Date;
   status: RunView['status'];
   skip_reason: RunView['skipReason'];
   attempt: number;
@@ -37,7 +39,8 @@ interface AttemptRow {
   exit_code: number | null;
 }
 
-export const RUN_COLUMNS = `r.id, r.tenant_id, r.job_id, r.scheduled_time, r.status, r.skip_reason, r.attempt, r.trigger,
+export const RUN_COLUMNS = `r.id, r.tenant_id, r.job_id, r.scheduled_time,
+  COALESCE(r.due_at, r.scheduled_time) AS due_at, r.status, r.skip_reason, r.attempt, r.trigger,
   r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at`;
 
 /** RUN_COLUMNS plus the cursor's sort key over `column`. */
@@ -100,6 +103,7 @@ export function toRunView(row: RunRow, attempts: AttemptView[]): RunView {
     id: row.id,
     jobId: row.job_id,
     scheduledTime: row.scheduled_time.toISOString(),
+    dueAt: row.due_at.toISOString(),
     status: row.status,
     skipReason: row.skip_reason,
     attempt: row.attempt,

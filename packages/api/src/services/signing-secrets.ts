@@ -1,6 +1,6 @@
 // Per-tenant webhook signing secrets: sealed at rest, rotated with a 24-hour overlap during
 // which deliveries carry both signatures.
-import { generateSigningSecret, openSecret, sealSecret } from '@belfry/core';
+import { generateSigningSecret, type Keyring, SIGNING_SECRET_PURPOSE } from '@belfry/core';
 import type { ServiceDeps } from '../context';
 import type { Actor } from '../context';
 import { AppError } from '../errors';
@@ -17,9 +17,13 @@ export interface SigningSecretView {
 
 type Tx = Pick<ServiceDeps['prisma'], 'signingSecret'>;
 
-export async function createSigningSecret(tx: Tx, key: Buffer, tenantId: string): Promise<string> {
+const purpose = (tenantId: string) => ({ tenantId, purpose: SIGNING_SECRET_PURPOSE });
+
+export async function createSigningSecret(tx: Tx, keyring: Keyring, tenantId: string): Promise<string> {
   const secret = generateSigningSecret();
-  await tx.signingSecret.create({ data: { tenantId, currentSecret: new Uint8Array(sealSecret(key, secret)) } });
+  await tx.signingSecret.create({
+    data: { tenantId, currentSecret: new Uint8Array(keyring.seal(secret, purpose(tenantId))) },
+  });
   return secret;
 }
 
@@ -29,8 +33,8 @@ export async function getSigningSecret(deps: ServiceDeps, tenantId: string): Pro
   const now = deps.clock.now();
   const previousLive = row.previousSecret && row.previousExpiresAt && row.previousExpiresAt > now;
   return {
-    secret: openSecret(deps.encryptionKey, row.currentSecret),
-    previous: previousLive && row.previousSecret ? openSecret(deps.encryptionKey, row.previousSecret) : null,
+    secret: deps.keyring.open(row.currentSecret, purpose(tenantId)),
+    previous: previousLive && row.previousSecret ? deps.keyring.open(row.previousSecret, purpose(tenantId)) : null,
     previousExpiresAt: previousLive && row.previousExpiresAt ? row.previousExpiresAt.toISOString() : null,
   };
 }
@@ -54,7 +58,7 @@ export async function rotateSigningSecret(deps: ServiceDeps, actor: Actor): Prom
     await tx.signingSecret.update({
       where: { tenantId: actor.tenantId },
       data: {
-        currentSecret: new Uint8Array(sealSecret(deps.encryptionKey, fresh)),
+        currentSecret: new Uint8Array(deps.keyring.seal(fresh, purpose(actor.tenantId))),
         previousSecret: new Uint8Array(current.current_secret),
         previousExpiresAt: expiresAt,
         rotatedAt: now,

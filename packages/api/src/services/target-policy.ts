@@ -7,8 +7,15 @@ import { AppError } from '../errors';
 
 const NONE = ImageAllowList.parse(undefined);
 
-export function assertTargetAllowed(deps: ServiceDeps, target: StoredTarget | undefined): void {
+/** `at` is where the target sits in the request (`target`, or `jobs.3.target` in a batch). */
+export function assertTargetAllowed(
+  deps: Pick<ServiceDeps, 'containerImages'>,
+  target: StoredTarget | undefined,
+  at: (string | number)[] = ['target'],
+): void {
   if (target?.type !== 'container') return;
   const refusal = (deps.containerImages ?? NONE).refusal(target.image);
-  if (refusal) throw new AppError('unprocessable', refusal, { errors: [{ path: 'target.image', message: refusal }] });
+  if (refusal) {
+    throw new AppError('unprocessable', refusal, { errors: [{ path: [...at, 'image'].join('.'), message: refusal }] });
+  }
 }

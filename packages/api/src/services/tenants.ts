@@ -1,5 +1,5 @@
 // Tenants: creation (with an owner, a first API key and a signing secret) and lookup.
-import { newId } from '@belfry/core';
+import { type Keyring, newId } from '@belfry/core';
 import type { ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import { generateApiKey, type ApiKeyScope, API_KEY_SCOPES } from '../security/api-key-format';
@@ -35,7 +35,7 @@ type Tx = Parameters<Parameters<ServiceDeps['prisma']['$transaction']>[0]>[0];
 
 export async function createTenant(deps: ServiceDeps, input: CreateTenantInput): Promise<CreatedTenant> {
   const prepared = await prepareTenant(input);
-  return deps.prisma.$transaction((tx) => insertTenant(tx, deps.encryptionKey, input, prepared));
+  return deps.prisma.$transaction((tx) => insertTenant(tx, deps.keyring, input, prepared));
 }
 
 interface PreparedTenant {
@@ -49,7 +49,7 @@ export async function prepareTenant(input: CreateTenantInput): Promise<PreparedT
 /** Inserts a tenant inside the caller's transaction. */
 export async function insertTenant(
   tx: Tx,
-  encryptionKey: Buffer,
+  keyring: Keyring,
   input: CreateTenantInput,
   { passwordHash }: PreparedTenant,
 ): Promise<CreatedTenant> {
@@ -86,7 +86,7 @@ export async function insertTenant(
         },
       });
     }
-    const signingSecret = await createSigningSecret(tx, encryptionKey, tenantId);
+    const signingSecret = await createSigningSecret(tx, keyring, tenantId);
     await tx.auditLog.create({
       data: {
         tenantId,

@@ -14,7 +14,7 @@ export interface DashboardContextOptions {
   requestedTenantId: string | null;
   /** remembers the active tenant for later requests (the web app sets a cookie) */
   setActiveTenant: (tenantId: string) => void;
-  /** a stable key for the caller (IP address) for throttling sign-up */
+  /** the client's address key (security/client-address.ts) for throttling sign-up; unset when unknown */
   clientKey?: string | undefined;
 }
 

@@ -146,6 +146,36 @@ describe('roles', () => {
     expect(me.memberships).toEqual([]);
     await expect(as(owner.userId, owner.tenantId).jobs.list({})).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
   });
+
+  it('revokes the API keys a member created when they are removed, and only theirs', async () => {
+    const owner = await signUp();
+    const admin = await addMember(owner.tenantId, 'admin');
+    const theirs = await admin.api.apiKeys.create({ name: 'deploy bot', scopes: ['jobs:read'] });
+    const second = await admin.api.apiKeys.create({ name: 'ci', scopes: ['jobs:read'] });
+    const ours = await owner.api.apiKeys.create({ name: 'owner key', scopes: ['jobs:read'] });
+    const get = (key: string) =>
+      h.handle(new Request('http://localhost/api/v1/jobs', { headers: { authorization: `Bearer ${key}` } }));
+    expect((await get(theirs.key)).status).toBe(200);
+    // The list says how many keys go with them, before anyone removes them.
+    const listed = await owner.api.members.list();
+    expect(listed.find((m) => m.userId === admin.userId)?.activeApiKeys).toBe(2);
+    expect(listed.find((m) => m.userId === owner.userId)?.activeApiKeys).toBe(1);
+
+    expect(await owner.api.members.remove({ userId: admin.userId })).toEqual({
+      userId: admin.userId,
+      revokedApiKeys: 2,
+    });
+    expect((await get(theirs.key)).status).toBe(401);
+    expect((await get(second.key)).status).toBe(401);
+    expect((await get(ours.key)).status).toBe(200);
+    const keys = await owner.api.apiKeys.list();
+    expect(
+      keys
+        .filter((k) => k.revokedAt !== null)
+        .map((k) => k.name)
+        .sort(),
+    ).toEqual(['ci', 'deploy bot']);
+  });
 });
 
 describe('invitations', () => {
@@ -320,7 +350,9 @@ describe('cluster', () => {
         }),
       ],
     );
+    await h.db.pool.query('UPDATE users SET is_operator = true WHERE id = $1', [owner.userId]);
     const view = await owner.api.cluster.overview();
+    expect(view.scope).toBe('operator');
     const up = view.nodes.find((n) => n.id === 'node-up');
     expect(up).toMatchObject({
       state: 'up',
@@ -330,6 +362,7 @@ describe('cluster', () => {
     });
     expect(view.nodes.find((n) => n.id === 'node-lost')?.state).toBe('lost');
     expect(view.queue.map((q) => q.priority)).toEqual(['high', 'normal', 'low']);
+    expect(up?.hostname).toBe('h1');
     expect(up?.containers).toBeNull();
     expect(view.containerNodes).toBe(0);
   });
@@ -355,6 +388,28 @@ describe('cluster', () => {
       slots: 4,
       error: 'ENOENT',
     });
+  });
+
+  it("shows a tenant's members, even its owner, only their own numbers and no node hosts", async () => {
+    const other = await signUp();
+    await h.db.pool.query(
+      `INSERT INTO engine_nodes (id, roles, hostname, pid, version, stats, heartbeat_at)
+       VALUES ('secret-host-4242-abc', '{worker}', 'secret-host', 4242, '9.9.9', $1, now())
+       ON CONFLICT (id) DO NOTHING`,
+      [JSON.stringify({ inFlight: 7, takeovers: 3, startLagMs: { count: 1, p50: 1, p95: 1, p99: 1 } })],
+    );
+    const view = await other.api.cluster.overview();
+    expect(view.scope).toBe('tenant');
+    const text = JSON.stringify(view);
+    expect(text).not.toContain('secret-host');
+    expect(text).not.toContain('4242');
+    expect(text).not.toContain('9.9.9');
+    for (const n of view.nodes) {
+      expect(n).toMatchObject({ hostname: null, pid: null, version: null, inFlight: null, takeovers: null });
+      expect(n.id).toMatch(/^node-\d+$/);
+    }
+    expect(view.nodes.some((n) => n.state === 'up')).toBe(true);
+    for (const q of view.queue) expect(q).toMatchObject({ total: null, totalDue: null });
   });
 });
 

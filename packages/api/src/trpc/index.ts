@@ -4,3 +4,4 @@ export { type AppRouter, appRouter } from './router';
 export { createDashboardContext, type DashboardContext, type DashboardContextOptions } from './context';
 export { createCallerFactory, NO_WORKSPACE } from './init';
 export { fieldErrorsOf, publicMessage, toTRPCError } from './errors';
+export { handleTrpcRequest, TRPC_MAX_BATCH, TRPC_MAX_BODY_BYTES, type TrpcHttpOptions } from './http';

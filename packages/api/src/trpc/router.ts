@@ -3,7 +3,7 @@
 import { accountRouter } from './routers/account';
 import { jobsRouter } from './routers/jobs';
 import { deadLetterRouter, runsRouter, scheduleRouter } from './routers/runs';
-import { apiKeysRouter, clusterRouter, membersRouter, signingSecretRouter } from './routers/settings';
+import { apiKeysRouter, clusterRouter, limitsRouter, membersRouter, signingSecretRouter } from './routers/settings';
 import { router } from './init';
 
 export const appRouter = router({
@@ -16,6 +16,7 @@ export const appRouter = router({
   signingSecret: signingSecretRouter,
   members: membersRouter,
   cluster: clusterRouter,
+  limits: limitsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,12 +5,14 @@ import { formatRelative, parseAt } from '../durations';
 import {
   JOB_STATUSES,
   type JobCreate,
+  type Job,
   type JobStatus,
   MISFIRE_POLICIES,
   OVERLAP_POLICIES,
   PRIORITIES,
 } from '@belfry/client';
-import { withHints } from '../errors';
+import { UsageError, withHints } from '../errors';
+import { BATCH_SIZE, batchFailure, chunks, parseNdjson } from '../job-batch';
 import {
   buildJobBody,
   JOB_FIELD_HINTS,
@@ -34,11 +36,13 @@ import {
   morePages,
   type PageFlags,
   parseWith,
+  plural,
   readInput,
 } from './shared';
 
 interface CreateFlags extends JobCreateFlags {
   file?: string;
+  fromFile?: string;
   payloadFile?: string;
   idempotencyKey?: string;
   json?: boolean;
@@ -74,8 +78,16 @@ export function jobsCommand(ctx: Context): Command {
 
   jobs
     .command('create')
-    .description('create a job from flags, or from a JSON file holding the POST /api/v1/jobs body')
+    .description(
+      'create a job from flags, or from a JSON file holding the POST /api/v1/jobs body; or many jobs from an NDJSON file',
+    )
     .option('--file <path>', 'the whole request body as JSON ("-" for stdin); flags given too override its fields')
+    .addOption(
+      new Option(
+        '--from-file <path>',
+        'NDJSON, one POST /api/v1/jobs body per line ("-" for stdin): created in batches of 1,000, each all or nothing',
+      ).conflicts('file'),
+    )
     .option('--name <name>', 'job name (1-200 characters)')
     .addOption(
       new Option('--cron <expr>', 'cron schedule: 5 fields, or 6 with seconds first').conflicts(['every', 'at']),
@@ -131,9 +143,18 @@ export function jobsCommand(ctx: Context): Command {
       `while the previous run is running: ${OVERLAP_POLICIES.join(', ')} (default allow)`,
       choiceArg(OVERLAP_POLICIES),
     )
+    .option(
+      '--jitter <duration>',
+      'spread herds: start each occurrence up to this long after its time (0-1h, e.g. 60s; default 0)',
+      durationArg(0),
+    )
     .option('--idempotency-key <key>', 'repeat-safe creation: the same key and body answer the same job for 24 h')
     .addOption(jsonOption())
     .action(async (flags: CreateFlags) => {
+      if (flags.fromFile !== undefined) {
+        await createFromNdjson(ctx, flags.fromFile, flags);
+        return;
+      }
       const file =
         flags.file === undefined
           ? undefined
@@ -203,4 +224,53 @@ export function jobsCommand(ctx: Context): Command {
     });
 
   return jobs;
+}
+
+/** Flags that build one job; with --from-file every line is a whole job, so they do not apply. */
+const SINGLE_JOB_FLAGS = [
+  'name',
+  'cron',
+  'timezone',
+  'every',
+  'at',
+  'url',
+  'method',
+  'header',
+  'payload',
+  'payloadFile',
+  'maxAttempts',
+  'timeout',
+  'priority',
+  'misfire',
+  'overlap',
+  'jitter',
+] as const;
+
+async function createFromNdjson(ctx: Context, path: string, flags: CreateFlags): Promise<void> {
+  const given = SINGLE_JOB_FLAGS.filter((f) => flags[f] !== undefined);
+  if (given.length) {
+    const flag = (given[0] as string).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    throw new UsageError(`--from-file takes every job from the file; --${flag} cannot be combined with it`);
+  }
+  const source = path === '-' ? 'stdin' : path;
+  const lines = parseNdjson(await readInput(ctx, path, '--from-file'), source);
+  const client = clientFor(ctx);
+  const created: Job[] = [];
+  const batches = chunks(lines, BATCH_SIZE);
+  for (const [i, batch] of batches.entries()) {
+    // One key per batch: re-running the same command after a failure re-sends each batch
+    // with its own key, so batches that were created answer their jobs instead of duplicating.
+    const idempotencyKey = flags.idempotencyKey === undefined ? undefined : `${flags.idempotencyKey}:${i}`;
+    const jobs = await client
+      .createJobs(
+        batch.map((l) => l.body as JobCreate),
+        { idempotencyKey },
+      )
+      .catch((err: unknown) => {
+        throw batchFailure(err, batch, source, created.length);
+      });
+    created.push(...jobs);
+    if (!flags.json && batches.length > 1) ctx.io.err(`created ${created.length} of ${lines.length} jobs\n`);
+  }
+  emit(ctx, flags.json, { data: created }, () => `Created ${plural(created.length, 'job')} from ${source}.`);
 }

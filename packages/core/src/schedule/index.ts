@@ -13,3 +13,4 @@ export {
 } from './schedule';
 export { validateCronExpression } from './cron-expression';
 export { validateTimezone } from './zone';
+export { runsPerMinute } from './rate';

@@ -200,6 +200,19 @@ function canonicalNames(): Map<string, string> {
  */
 export function validateTimezone(timezone: string): string | null {
   if (typeof timezone !== 'string') return 'time zone must be a string';
+  // Asking Intl costs about half a millisecond; a batch of 1,000 jobs names a handful of zones.
+  const cached = checkedZones.get(timezone);
+  if (cached !== undefined) return cached;
+  const problem = checkTimezone(timezone);
+  if (checkedZones.size >= CHECKED_ZONES_MAX) checkedZones.clear();
+  checkedZones.set(timezone, problem);
+  return problem;
+}
+
+const CHECKED_ZONES_MAX = 2_048;
+const checkedZones = new Map<string, string | null>();
+
+function checkTimezone(timezone: string): string | null {
   if (timezone.trim() === '') return 'time zone is empty';
   if (timezone !== timezone.trim()) return `time zone '${timezone}' has leading or trailing spaces`;
   if (/^[+\-\u2212]?\d/.test(timezone) || /^(UTC|GMT)[+-]/i.test(timezone)) {

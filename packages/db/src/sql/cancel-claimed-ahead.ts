@@ -1,5 +1,6 @@
 // Runs claimed ahead of their time: a worker claims a scheduled run up to 500 ms before it is
-// due and waits for the scheduled time before it calls the target. Such a run is `running`
+// due (its scheduled time plus the job's jitter offset: due_at) and waits for that time before
+// it calls the target. "Scheduled time" below means that due time. Such a run is `running`
 // but has not started. Pause, delete and a schedule change cancel it, and it must then never
 // be delivered; a run whose target call has begun is left alone.
 //
@@ -31,7 +32,7 @@ export async function cancelClaimedAheadRuns(
   const { rows: locked } = await tx.query<{ id: string; scheduled_time: Date }>(
     `SELECT r.id, r.scheduled_time FROM runs r
       WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule' AND r.status = 'running'
-        AND r.scheduled_time > clock_timestamp()
+        AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
       ORDER BY r.id
       FOR UPDATE OF r`,
     [jobId, tenantId],
@@ -43,7 +44,7 @@ export async function cancelClaimedAheadRuns(
           SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
          FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
         WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
-          AND r.status = 'running' AND r.scheduled_time > clock_timestamp()
+          AND r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
         RETURNING r.id, r.scheduled_time, r.attempt
      ), closed AS (
        UPDATE run_attempts a SET status = 'cancelled', finished_at = $3, error = 'cancelled before it started'
@@ -78,7 +79,7 @@ export interface StartCheck {
 export async function confirmRunStarts(db: Queryable, workerId: string, runs: HeldRun[]): Promise<StartCheck> {
   const { rows } = await db.query<{ id: string | null; due: boolean | null; db_ms: number }>(
     `WITH held AS (
-       SELECT r.id, r.scheduled_time <= clock_timestamp() AS due
+       SELECT r.id, COALESCE(r.due_at, r.scheduled_time) <= clock_timestamp() AS due
          FROM runs r
          JOIN unnest($2::text[], $3::timestamptz[], $4::int[]) AS m(id, scheduled_time, attempt)
            ON r.id = m.id AND r.scheduled_time = m.scheduled_time

@@ -9,13 +9,18 @@ import type { Queryable } from './types';
 export interface ClaimedRun {
   id: string;
   scheduled_time: Date;
+  /** when the run may start: its scheduled time plus the job's jitter offset */
+  due_at: Date;
   tenant_id: string;
   job_id: string;
   attempt: number;
   trigger: RunTrigger;
   priority: Priority;
   next_attempt_at: Date | null;
+  /** write-only fields masked as '***'; the worker reveals them from target_secrets just before delivery */
   target: { type: string; [key: string]: unknown };
+  /** the target's write-only fields, sealed (null: none, or a job written before sealing) */
+  target_secrets?: Buffer | null;
   payload: unknown;
   timeout_seconds: number;
   retry_max_attempts: number;
@@ -84,18 +89,19 @@ export async function claimRuns(
        UPDATE runs r
        SET status = 'running', attempt = r.attempt + 1, worker_id = $1,
            lease_expires_at = now() + make_interval(secs => $2::float8 / 1000),
-           -- a run claimed ahead of its time starts at its scheduled time (the worker waits)
-           started_at = COALESCE(r.started_at, GREATEST(now(), r.scheduled_time))
+           -- a run claimed ahead of its time starts when it is due (the worker waits)
+           started_at = COALESCE(r.started_at, GREATEST(now(), COALESCE(r.due_at, r.scheduled_time)))
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($4::timestamptz[])
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
-       RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.trigger, r.priority, r.next_attempt_at
+       RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
+                 r.attempt, r.trigger, r.priority, r.next_attempt_at
      ), opened AS (
        INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
-       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', GREATEST(now(), c.scheduled_time)
+       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', GREATEST(now(), c.due_at)
        FROM claimed c
      )
-     SELECT c.*, j.target, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
+     SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
      FROM claimed c JOIN jobs j ON j.id = c.job_id`,
     [workerId, leaseMs, ids, times],

@@ -1,7 +1,9 @@
 // Fenced completion of attempts, batched: an outcome is recorded only while the worker still
-// holds the run (same attempt, same worker, status running, lease not expired). A worker
-// whose lease expired — the reaper has moved the run on — gets nothing back and must not
-// act on the outcome.
+// holds the run (same attempt, same worker, status running). A lease that merely expired —
+// the database was away while the outcome waited to be written — still holds until the reaper
+// takes the run (the row lock orders the two): the outcome is true, and recording it avoids
+// running the target again. A worker whose run was reaped or cancelled gets nothing back and
+// must not act on the outcome.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
 import type { Queryable } from './types';
@@ -55,7 +57,7 @@ export async function completeAttempts(
        FROM o
        WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.scheduled_time = ANY($3::timestamptz[])
          AND r.attempt = o.attempt
-         AND r.worker_id = $1 AND r.status = 'running' AND r.lease_expires_at > now()
+         AND r.worker_id = $1 AND r.status = 'running'
        RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status
      ), attempts AS (
        UPDATE run_attempts a

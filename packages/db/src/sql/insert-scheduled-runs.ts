@@ -1,6 +1,8 @@
 // Materializes scheduled occurrences. The partial unique index on (job_id, scheduled_time)
 // for trigger 'schedule' makes this idempotent: an occurrence that already has a run is
-// skipped, and only the rows actually inserted come back (to be enqueued).
+// skipped, and only the rows actually inserted come back (to be enqueued). `dueAt` is when the
+// occurrence starts (its scheduled time plus the job's jitter offset); the unique key stays the
+// nominal occurrence, so jitter never makes two runs of one occurrence.
 import type { Priority, SkipReason } from '@belfry/core';
 import type { Queryable } from './types';
 
@@ -9,6 +11,8 @@ export interface NewScheduledRun {
   tenantId: string;
   jobId: string;
   scheduledTime: Date;
+  /** default: the scheduled time (no jitter) */
+  dueAt?: Date;
   status: 'pending' | 'skipped';
   skipReason: SkipReason | null;
   priority: Priority;
@@ -19,6 +23,7 @@ export interface InsertedRun {
   tenant_id: string;
   job_id: string;
   scheduled_time: Date;
+  due_at: Date;
   status: 'pending' | 'skipped';
   priority: Priority;
 }
@@ -26,13 +31,14 @@ export interface InsertedRun {
 export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]): Promise<InsertedRun[]> {
   if (!runs.length) return [];
   const { rows } = await tx.query<InsertedRun>(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, skip_reason, trigger, priority, finished_at)
-     SELECT r.id, r.tenant_id, r.job_id, r.scheduled_time, r.status, r.skip_reason, 'schedule', r.priority,
+    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, due_at, status, skip_reason, trigger, priority, finished_at)
+     SELECT r.id, r.tenant_id, r.job_id, r.scheduled_time, r.due_at, r.status, r.skip_reason, 'schedule', r.priority,
             CASE WHEN r.status = 'skipped' THEN now() END
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
-          AS r(id, tenant_id, job_id, scheduled_time, status, skip_reason, priority)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
+                 $8::timestamptz[])
+          AS r(id, tenant_id, job_id, scheduled_time, status, skip_reason, priority, due_at)
      ON CONFLICT (job_id, scheduled_time) WHERE trigger = 'schedule' DO NOTHING
-     RETURNING id, tenant_id, job_id, scheduled_time, status, priority`,
+     RETURNING id, tenant_id, job_id, scheduled_time, due_at, status, priority`,
     [
       runs.map((r) => r.id),
       runs.map((r) => r.tenantId),
@@ -41,6 +47,7 @@ export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]
       runs.map((r) => r.status),
       runs.map((r) => r.skipReason),
       runs.map((r) => r.priority),
+      runs.map((r) => r.dueAt ?? r.scheduledTime),
     ],
   );
   return rows;

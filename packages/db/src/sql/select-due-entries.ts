@@ -19,6 +19,8 @@ export interface DueEntry extends ScheduleColumns {
   priority: Priority;
   misfire_policy: MisfirePolicy;
   overlap_policy: OverlapPolicy;
+  /** each occurrence starts at its scheduled time plus an offset in [0, jitter_seconds) */
+  jitter_seconds: number;
   /** the target's routing fields (its kind, and a pull target's queue): where its runs are queued */
   target_type: string;
   target_queue: string | null;
@@ -42,7 +44,7 @@ export async function selectDueEntries(
   const { rows } = await tx.query<DueEntry>(
     `SELECT se.job_id, se.tenant_id, se.partition, se.next_run_at,
             j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds, j.anchor_at,
-            j.priority, j.misfire_policy, j.overlap_policy, j.target->>'type' AS target_type,
+            j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.target->>'type' AS target_type,
             j.target->>'queue' AS target_queue, now() AS db_now
      FROM unnest($1::int[]) AS p(partition)
      CROSS JOIN LATERAL (

@@ -44,10 +44,14 @@ describe('createGuardedLookup', () => {
     const { result } = lookupWith([{ address, family }], 'hooks.example.com');
     const { err } = await result;
     expect(err).toBeInstanceOf(TargetRefusedError);
+    // The message is shown to anyone who can read the run: it never carries the DNS answer.
     expect(err!.message).toBe(
-      `refused: target hooks.example.com resolves to ${address} (${cls}); set BELFRY_ALLOW_PRIVATE_TARGETS=1 for development`,
+      'refused: target hooks.example.com does not resolve to a public address; set BELFRY_ALLOW_PRIVATE_TARGETS=1 for development',
     );
+    expect(err!.message).not.toContain(address);
     expect((err as TargetRefusedError).kind).toBe('refused');
+    expect((err as TargetRefusedError).address).toBe(address);
+    expect((err as TargetRefusedError).addressClass).toBe(cls);
   });
 
   it('returns exactly the checked public address (single-address form)', async () => {
@@ -81,14 +85,15 @@ describe('createGuardedLookup', () => {
     const { result } = lookupWith(answers, 'rebind.example.com', { all: true });
     const { err } = await result;
     expect(err).toBeInstanceOf(TargetRefusedError);
-    expect(err!.message).toContain('10.0.0.5 (private)');
+    expect(err!.message).not.toContain('10.0.0.5');
+    expect(err as TargetRefusedError).toMatchObject({ address: '10.0.0.5', addressClass: 'private' });
   });
 
   it('refuses an answer it cannot parse (fails closed)', async () => {
     const { result } = lookupWith([{ address: 'not-an-ip', family: 4 }], 'odd.example.com');
     const { err } = await result;
     expect(err).toBeInstanceOf(TargetRefusedError);
-    expect(err!.message).toContain('(unparseable)');
+    expect((err as TargetRefusedError).addressClass).toBe('unparseable');
   });
 
   it('lets internal addresses through when allowPrivate is set', async () => {
@@ -193,7 +198,8 @@ describe('createGuardedConnector', () => {
   it('refuses names through the guarded lookup', async () => {
     const { err } = await connect('localhost', false);
     expect(err).toBeInstanceOf(TargetRefusedError);
-    expect(err!.message).toContain('target localhost resolves to 127.0.0.1 (loopback)');
+    expect(err!.message).toContain('target localhost does not resolve to a public address');
+    expect(err!.message).not.toContain('127.0.0.1');
     expect(connections).toBe(0);
   });
 

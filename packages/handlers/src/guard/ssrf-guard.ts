@@ -65,11 +65,14 @@ function classOf(ip: string): AddressClass | 'unparseable' {
 }
 
 /** Throws TargetRefusedError unless `ip` is public (or private targets are allowed). */
-function assertAllowed(ip: string, host: string, options: GuardOptions): void {
+function assertAllowed(ip: string, host: string, options: GuardOptions, literal = host === ip): void {
   if (options.allowPrivate) return;
   const cls = classOf(ip);
   if (cls === 'public') return;
-  const what = host === ip ? `target address ${ip} (${cls})` : `target ${host} resolves to ${ip} (${cls})`;
+  // The message reaches whoever can read the run (viewers too), so a name's DNS answer stays
+  // out of it: naming internal addresses would make the guard an oracle for internal DNS. The
+  // address and its class travel on the error for the engine's own logs.
+  const what = literal ? `target address ${ip} (${cls})` : `target ${host} does not resolve to a public address`;
   throw new TargetRefusedError(`refused: ${what}; ${ALLOW_HINT}`, ip, cls);
 }
 
@@ -128,7 +131,7 @@ export async function resolveChecked(
     literal !== null
       ? [{ address: literal, family: net.isIP(literal) }]
       : await (options.resolver ?? systemResolver)(hostname);
-  for (const a of answers) assertAllowed(a.address, hostname, options);
+  for (const a of answers) assertAllowed(a.address, hostname, options, literal !== null);
   const checked = answers
     .map((a) => ({ address: a.address, family: net.isIP(a.address) }))
     .filter((a) => a.family !== 0 && (family === 0 || a.family === family));

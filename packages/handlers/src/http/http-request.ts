@@ -3,6 +3,7 @@
 // the bytes sent, and the redacted copy of the headers that is stored with the run.
 // Pure: the HTTP handler does the sending.
 import { webhookSignatureHeader } from '@belfry/core';
+import { SECRET_MASK } from '../kind';
 import type { HandlerContext } from '../types';
 import type { HttpMethod } from './schema';
 
@@ -93,7 +94,7 @@ export function buildHeaders(
   }
 }
 
-const REDACTED = '[redacted]';
+const REDACTED = SECRET_MASK; // as write-only target fields read back (CONTRACT.md §6)
 const ALWAYS_REDACTED = new Set(['webhook-signature', 'authorization', 'proxy-authorization', 'cookie']);
 // Substrings that mark a credential-bearing custom header (x-api-key, x-auth-token,
 // x-client-secret, ...). Broader than strictly needed: a redacted harmless header costs

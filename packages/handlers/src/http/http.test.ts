@@ -147,13 +147,13 @@ describe('request', () => {
     };
     const outcome = await handler.execute(target('/hook', { headers: sent }), {}, makeContext());
     expect(outcome.requestHeaders).toMatchObject({
-      authorization: '[redacted]',
-      cookie: '[redacted]',
-      'proxy-authorization': '[redacted]',
-      'x-api-key': '[redacted]',
-      'x-auth-token': '[redacted]',
-      'x-client-secret': '[redacted]',
-      'webhook-signature': '[redacted]',
+      authorization: '***',
+      cookie: '***',
+      'proxy-authorization': '***',
+      'x-api-key': '***',
+      'x-auth-token': '***',
+      'x-client-secret': '***',
+      'webhook-signature': '***',
       'x-plain': 'visible',
       'idempotency-key': 'run_01JH8Z3K5W6X7Y8Z9A0B1C2D3E',
       'webhook-id': 'run_01JH8Z3K5W6X7Y8Z9A0B1C2D3E',

@@ -36,8 +36,21 @@ function urlProblem(value: string): string | null {
   return null;
 }
 
-function checkUrl(value: string, ctx: z.core.$RefinementCtx<string>): void {
+// Parsing a URL costs tens of microseconds; the jobs of a batch mostly share a few URLs.
+const CHECKED_URLS_MAX = 4_096;
+const checkedUrls = new Map<string, string | null>();
+
+function cachedUrlProblem(value: string): string | null {
+  const cached = checkedUrls.get(value);
+  if (cached !== undefined) return cached;
   const problem = urlProblem(value);
+  if (checkedUrls.size >= CHECKED_URLS_MAX) checkedUrls.clear();
+  checkedUrls.set(value, problem);
+  return problem;
+}
+
+function checkUrl(value: string, ctx: z.core.$RefinementCtx<string>): void {
+  const problem = cachedUrlProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 }
 

@@ -14,6 +14,7 @@ const NAV: Array<{ href: string; label: string; icon: IconName; section?: string
   { href: '/api-keys', label: 'API keys', icon: 'key', section: 'Settings' },
   { href: '/signing-secret', label: 'Signing secret', icon: 'secret' },
   { href: '/members', label: 'Members', icon: 'members' },
+  { href: '/limits', label: 'Limits', icon: 'limits' },
 ];
 
 export function SidebarNav({ user, role }: { user: { name: string | null; email: string }; role: string | null }) {

@@ -41,7 +41,8 @@ function makeQueryClient(): QueryClient {
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', maxURLLength: 4000 })] }),
+    // maxItems: the server's TRPC_MAX_BATCH (importing it would pull @belfry/api into the bundle).
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', maxURLLength: 4000, maxItems: 20 })] }),
   );
   return (
     <QueryClientProvider client={queryClient}>

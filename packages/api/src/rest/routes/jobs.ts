@@ -1,10 +1,10 @@
 // /api/v1/jobs: thin handlers over the job and run services.
 import { z } from 'zod';
 import { PROBLEMS } from '../../openapi/problems';
-import { JobCreateInput, JobPatchInput } from '../../schemas/job-input';
+import { JobBatchInput, JobCreateInput, JobPatchInput } from '../../schemas/job-input';
 import { ListJobsQuery, ListRunsQuery } from '../../schemas/queries';
-import { Job, JobPage, Run, RunPage } from '../../schemas/resources';
-import { createJob, getJob, listJobs } from '../../services/jobs';
+import { Job, JobBatch, JobPage, Run, RunPage } from '../../schemas/resources';
+import { createJob, createJobs, getJob, listJobs } from '../../services/jobs';
 import { deleteJob, patchJob, pauseJob, resumeJob } from '../../services/job-changes';
 import { listJobRuns, triggerJob } from '../../services/runs';
 import { json, noContent } from '../response';
@@ -12,6 +12,8 @@ import { route } from '../route';
 
 const jobOk = { description: 'The job', content: { 'application/json': { schema: Job } } };
 const location = z.string().meta({ description: 'URL of the created resource' });
+/** A batch's body cap: 1,000 jobs of about 8 KiB each; larger payloads go one by one. */
+const BATCH_BODY_BYTES = 8 * 1024 * 1024;
 
 export const jobRoutes = [
   route({
@@ -45,6 +47,39 @@ export const jobRoutes = [
         location: `/api/v1/jobs/${job.id}`,
         ...(created ? {} : { 'idempotent-replayed': 'true' }),
       });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/jobs/batch',
+    operationId: 'createJobs',
+    summary: 'Create up to 1,000 jobs at once',
+    description:
+      'All or nothing: one invalid job refuses the whole batch (400, each error naming its item, e.g. ' +
+      '`jobs.17.schedule.expression`) and nothing is created. Answers the jobs in the order given. The body ' +
+      `may be up to ${BATCH_BODY_BYTES / 1024 / 1024} MiB; each job's own limits are those of POST /api/v1/jobs. ` +
+      'Counts as one request per 100 jobs against the rate limit. Honours an `Idempotency-Key` header as ' +
+      'POST /api/v1/jobs does: the same key with the same body within 24 hours answers the same jobs.',
+    tag: 'Jobs',
+    scope: 'jobs:write',
+    body: JobBatchInput,
+    maxBodyBytes: BATCH_BODY_BYTES,
+    cost: (body) => Math.ceil(body.jobs.length / 100),
+    responses: {
+      201: {
+        description: 'Created (or replayed for a repeated Idempotency-Key)',
+        headers: z.object({
+          'Idempotent-Replayed': z.enum(['true']).optional().meta({ description: 'Present when replayed' }),
+        }),
+        content: { 'application/json': { schema: JobBatch } },
+      },
+      409: PROBLEMS[409],
+      422: PROBLEMS[422],
+    },
+    async handle({ deps, actor, body, request }) {
+      const key = request.headers.get('idempotency-key');
+      const { jobs, created } = await createJobs(deps, actor, body.jobs, { idempotencyKey: key ?? undefined });
+      return json(201, { data: jobs }, created ? {} : { 'idempotent-replayed': 'true' });
     },
   }),
   route({
@@ -83,7 +118,7 @@ export const jobRoutes = [
     tag: 'Jobs',
     scope: 'jobs:write',
     body: JobPatchInput,
-    responses: { 200: jobOk },
+    responses: { 200: jobOk, 422: PROBLEMS[422] },
     async handle({ deps, actor, params, body }) {
       return json(200, await patchJob(deps, actor, params.id as string, body));
     },
@@ -122,7 +157,7 @@ export const jobRoutes = [
     summary: 'Resume a paused job',
     tag: 'Jobs',
     scope: 'jobs:write',
-    responses: { 200: jobOk, 409: PROBLEMS[409] },
+    responses: { 200: jobOk, 409: PROBLEMS[409], 422: PROBLEMS[422] },
     async handle({ deps, actor, params }) {
       return json(200, await resumeJob(deps, actor, params.id as string));
     },

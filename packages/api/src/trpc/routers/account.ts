@@ -12,7 +12,7 @@ import {
   signUpWithInvitation,
 } from '../../dashboard/invitations';
 import { pickMembership } from '../../dashboard/session';
-import { throttle } from '../../dashboard/throttle';
+import { throttleSignUp, UNKNOWN_ADDRESS } from '../../dashboard/throttle';
 import { publicProcedure, router, signedInProcedure } from '../init';
 
 export const accountRouter = router({
@@ -45,14 +45,14 @@ export const accountRouter = router({
     }),
 
   signUp: publicProcedure.input(SignUpInput).mutation(async ({ ctx, input }) => {
-    await throttle(ctx.deps, 'signup', ctx.clientKey ?? 'unknown');
+    await throttleSignUp(ctx.deps, ctx.clientKey ?? UNKNOWN_ADDRESS);
     const created = await signUp(ctx.deps, input);
     ctx.setActiveTenant(created.tenantId);
     return { email: input.email };
   }),
 
   signUpWithInvitation: publicProcedure.input(SignUpWithInvitationInput).mutation(async ({ ctx, input }) => {
-    await throttle(ctx.deps, 'signup', ctx.clientKey ?? 'unknown');
+    await throttleSignUp(ctx.deps, ctx.clientKey ?? UNKNOWN_ADDRESS);
     const created = await signUpWithInvitation(ctx.deps, input);
     ctx.setActiveTenant(created.tenantId);
     return { email: created.email };

@@ -3,6 +3,7 @@
 // errors carry the same paths (schedule.expression, target.url, ...).
 import { z } from 'zod';
 import { JobsTableInput, jobsTable } from '../../dashboard/jobs';
+import { withNextDue } from '../../dashboard/preview';
 import { jobTimeline, TimelineInput } from '../../dashboard/timeline';
 import { JobIdInput } from '../../schemas/common';
 import { JobCreateInput, JobPatchInput } from '../../schemas/job-input';
@@ -17,7 +18,9 @@ const ById = z.strictObject({ id: JobIdInput });
 export const jobsRouter = router({
   list: tenantProcedure.input(JobsTableInput).query(({ ctx, input }) => jobsTable(ctx.deps, ctx.actor, input)),
 
-  get: tenantProcedure.input(ById).query(({ ctx, input }) => getJob(ctx.deps, ctx.actor, input.id)),
+  get: tenantProcedure
+    .input(ById)
+    .query(async ({ ctx, input }) => withNextDue(await getJob(ctx.deps, ctx.actor, input.id))),
 
   create: tenantProcedure
     .input(JobCreateInput)

@@ -11,6 +11,7 @@ import {
   removeMember,
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { getLimits } from '../../services/limits';
 import { readSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
 
@@ -35,8 +36,8 @@ export const membersRouter = router({
     .input(ChangeRoleInput)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.deps, ctx.actor, input)),
   remove: tenantProcedure.input(RemoveMemberInput).mutation(async ({ ctx, input }) => {
-    await removeMember(ctx.deps, ctx.actor, input.userId);
-    return { userId: input.userId };
+    const { revokedApiKeys } = await removeMember(ctx.deps, ctx.actor, input.userId);
+    return { userId: input.userId, revokedApiKeys };
   }),
   invite: tenantProcedure.input(InviteInput).mutation(({ ctx, input }) => createInvitation(ctx.deps, ctx.actor, input)),
   invitations: tenantProcedure.query(({ ctx }) => listInvitations(ctx.deps, ctx.actor)),
@@ -47,5 +48,11 @@ export const membersRouter = router({
 });
 
 export const clusterRouter = router({
-  overview: tenantProcedure.query(({ ctx }) => clusterOverview(ctx.deps, ctx.actor)),
+  overview: tenantProcedure.query(({ ctx }) =>
+    clusterOverview(ctx.deps, ctx.actor, { operator: ctx.session.user.operator }),
+  ),
+});
+
+export const limitsRouter = router({
+  get: tenantProcedure.query(({ ctx }) => getLimits(ctx.deps, ctx.actor)),
 });

@@ -2,6 +2,8 @@
 // The engine cluster: each node's roles, heartbeat, scheduler partitions and runs in
 // flight, its start-lag percentiles; the queue waiting per priority; this workspace's own
 // start lag; which nodes can run container targets (and a warning when none can). Polls every 2 s.
+// Operators also see every workspace's queue and the nodes' hosts and load; everyone else sees
+// their own workspace's numbers (the server decides).
 import type { LagSummary } from '@belfry/api';
 import { useQuery } from '@tanstack/react-query';
 import { Badge } from '@/components/badge';
@@ -62,7 +64,8 @@ export function ClusterPage() {
   const schedulers = up.filter((n) => n.roles.includes('scheduler')).length;
   const workers = up.filter((n) => n.roles.includes('worker')).length;
   const waiting = c.queue.reduce((a, q) => a + q.tenant, 0);
-  const waitingAll = c.queue.reduce((a, q) => a + q.total, 0);
+  const operator = c.scope === 'operator';
+  const waitingAll = c.queue.reduce((a, q) => a + (q.total ?? 0), 0);
 
   return (
     <>
@@ -86,7 +89,11 @@ export function ClusterPage() {
               : 'Every partition has a scheduler'
           }
         />
-        <Stat label="Queued (this workspace)" value={waiting} hint={`${waitingAll} across all workspaces`} />
+        <Stat
+          label="Queued (this workspace)"
+          value={waiting}
+          hint={operator ? `${waitingAll} across all workspaces` : 'Runs waiting for a worker'}
+        />
         <Stat
           label="Start lag p50 / p95 / p99"
           value={<span className="text-lg">{c.tenantStartLagMs.count ? <Lag lag={c.tenantStartLagMs} /> : '—'}</span>}
@@ -114,9 +121,13 @@ export function ClusterPage() {
                 <Th>Roles</Th>
                 <Th className="text-right">Heartbeat</Th>
                 <Th className="text-right">Partitions</Th>
-                <Th className="text-right">In flight</Th>
-                <Th className="text-right">Start lag p50 / p95 / p99</Th>
-                <Th className="text-right">Takeovers</Th>
+                {operator ? (
+                  <>
+                    <Th className="text-right">In flight</Th>
+                    <Th className="text-right">Start lag p50 / p95 / p99</Th>
+                    <Th className="text-right">Takeovers</Th>
+                  </>
+                ) : null}
                 <Th>Containers</Th>
                 <Th>Started</Th>
               </tr>
@@ -126,10 +137,12 @@ export function ClusterPage() {
                 <tr key={n.id} className={n.state === 'stopped' ? 'text-slate-400' : ''}>
                   <Td>
                     <div className="font-mono text-xs font-medium whitespace-nowrap text-slate-900">{n.id}</div>
-                    <div className="text-xs text-slate-500">
-                      {n.hostname} · pid {n.pid}
-                      {n.version ? ` · v${n.version}` : ''}
-                    </div>
+                    {n.hostname !== null ? (
+                      <div className="text-xs text-slate-500">
+                        {n.hostname} · pid {n.pid}
+                        {n.version ? ` · v${n.version}` : ''}
+                      </div>
+                    ) : null}
                   </Td>
                   <Td>
                     {n.state === 'up' ? (
@@ -155,11 +168,15 @@ export function ClusterPage() {
                     {formatMs(n.heartbeatAgeMs + Math.max(0, now - Date.parse(c.generatedAt)))} ago
                   </Td>
                   <Td className="text-right tabular-nums">{n.state === 'stopped' ? '—' : n.partitionsOwned}</Td>
-                  <Td className="text-right tabular-nums">{n.state === 'stopped' ? '—' : (n.inFlight ?? '—')}</Td>
-                  <Td className="text-right">
-                    <Lag lag={n.startLagMs} />
-                  </Td>
-                  <Td className="text-right tabular-nums">{n.takeovers ?? '—'}</Td>
+                  {operator ? (
+                    <>
+                      <Td className="text-right tabular-nums">{n.state === 'stopped' ? '—' : (n.inFlight ?? '—')}</Td>
+                      <Td className="text-right">
+                        <Lag lag={n.startLagMs} />
+                      </Td>
+                      <Td className="text-right tabular-nums">{n.takeovers ?? '—'}</Td>
+                    </>
+                  ) : null}
                   <Td className="whitespace-nowrap">
                     {!n.containers ? (
                       <span className="text-slate-400">Off</span>
@@ -193,8 +210,12 @@ export function ClusterPage() {
               <Th>Priority</Th>
               <Th className="text-right">This workspace: due now</Th>
               <Th className="text-right">This workspace: all waiting</Th>
-              <Th className="text-right">All workspaces: due now</Th>
-              <Th className="text-right">All workspaces: all waiting</Th>
+              {operator ? (
+                <>
+                  <Th className="text-right">All workspaces: due now</Th>
+                  <Th className="text-right">All workspaces: all waiting</Th>
+                </>
+              ) : null}
             </tr>
           </thead>
           <TBody>
@@ -203,8 +224,12 @@ export function ClusterPage() {
                 <Td className="font-medium capitalize text-slate-900">{q.priority}</Td>
                 <Td className="text-right tabular-nums">{q.tenantDue}</Td>
                 <Td className="text-right tabular-nums">{q.tenant}</Td>
-                <Td className="text-right tabular-nums">{q.totalDue}</Td>
-                <Td className="text-right tabular-nums">{q.total}</Td>
+                {operator ? (
+                  <>
+                    <Td className="text-right tabular-nums">{q.totalDue}</Td>
+                    <Td className="text-right tabular-nums">{q.total}</Td>
+                  </>
+                ) : null}
               </tr>
             ))}
           </TBody>

@@ -40,7 +40,7 @@ export function MembersPage() {
     refetchInterval: 15_000,
   });
   const [inviting, setInviting] = useState(false);
-  const [removing, setRemoving] = useState<{ userId: string; email: string } | null>(null);
+  const [removing, setRemoving] = useState<{ userId: string; email: string; activeApiKeys: number } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() });
   const onError = (err: unknown) => toast(errorMessage(err), 'error');
   const changeRole = useMutation(
@@ -54,13 +54,17 @@ export function MembersPage() {
   );
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
-      onSuccess: ({ userId }) => {
+      onSuccess: ({ userId, revokedApiKeys }) => {
         setRemoving(null);
         if (userId === ws.user.id) {
           window.location.assign('/jobs');
           return;
         }
-        toast('Member removed');
+        toast(
+          revokedApiKeys > 0
+            ? `Member removed; ${revokedApiKeys} API ${revokedApiKeys === 1 ? 'key' : 'keys'} revoked`
+            : 'Member removed',
+        );
         void invalidate();
       },
       onError,
@@ -156,7 +160,9 @@ export function MembersPage() {
                           size="sm"
                           variant="ghost"
                           className="text-rose-700 hover:bg-rose-50"
-                          onClick={() => setRemoving({ userId: m.userId, email: m.email })}
+                          onClick={() =>
+                            setRemoving({ userId: m.userId, email: m.email, activeApiKeys: m.activeApiKeys })
+                          }
                         >
                           {self ? 'Leave' : 'Remove'}
                         </Button>
@@ -229,11 +235,7 @@ export function MembersPage() {
         open={removing !== null}
         onClose={() => setRemoving(null)}
         title={removing?.userId === ws.user.id ? `Leave ${ws.tenantName}?` : `Remove ${removing?.email}?`}
-        description={
-          removing?.userId === ws.user.id
-            ? 'You lose access to this workspace until someone invites you again.'
-            : 'They lose access to this workspace at once. Their API keys keep working until revoked.'
-        }
+        description={removalConsequences(removing, removing?.userId === ws.user.id)}
         footer={
           <>
             <Button onClick={() => setRemoving(null)}>Cancel</Button>
@@ -334,4 +336,18 @@ function InviteDialog({ open, onClose, onInvited }: { open: boolean; onClose: ()
       )}
     </Dialog>
   );
+}
+
+/** What removing (or leaving) does, said before it is done: access ends and keys are revoked. */
+function removalConsequences(removing: { activeApiKeys: number } | null, self: boolean): string {
+  const n = removing?.activeApiKeys ?? 0;
+  const keys = n === 1 ? 'the 1 API key' : `the ${n} API keys`;
+  if (self) {
+    const access = 'You lose access to this workspace until someone invites you again.';
+    return n > 0 ? `${access} ${keys[0]?.toUpperCase()}${keys.slice(1)} you created will be revoked.` : access;
+  }
+  const access = 'They lose access to this workspace at once.';
+  return n > 0
+    ? `${access} ${keys[0]?.toUpperCase()}${keys.slice(1)} they created will be revoked too; anything using ${n === 1 ? 'it' : 'them'} stops working.`
+    : `${access} They created no API keys that still work.`;
 }

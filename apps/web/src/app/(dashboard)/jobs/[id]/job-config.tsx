@@ -24,6 +24,12 @@ function NextRun({ job, now }: { job: Job; now: number }) {
       <span className="font-medium">{relative(job.nextRunAt, now)}</span>
       <br />
       <span className="text-slate-600">{formatLocal(job.nextRunAt)}</span>
+      {job.nextDueAt && job.nextDueAt !== job.nextRunAt ? (
+        <>
+          <br />
+          <span className="text-slate-600">starts {formatLocal(job.nextDueAt)} (jitter)</span>
+        </>
+      ) : null}
       {zone !== viewerZone() ? (
         <>
           <br />
@@ -49,6 +55,7 @@ function scheduleRows(job: Job, now: number): Row[] {
       </code>,
     ],
     ...(job.schedule.type === 'cron' ? ([['Time zone', job.schedule.timezone]] as Row[]) : []),
+    ['Jitter', job.jitterSeconds ? `up to ${job.jitterSeconds}s after each occurrence` : <Muted key="v">None</Muted>],
     ['Next run', <NextRun key="v" job={job} now={now} />],
   ];
 }

@@ -157,6 +157,13 @@ const NUMBERS: { key: keyof FormState; path: string; label: string; hint: string
   },
   { key: 'maxDelaySeconds', path: 'retry.maxDelaySeconds', label: 'Max delay', hint: '0–604800', suffix: 's' },
   { key: 'timeoutSeconds', path: 'timeoutSeconds', label: 'Timeout per attempt', hint: '1–900', suffix: 's' },
+  {
+    key: 'jitterSeconds',
+    path: 'jitterSeconds',
+    label: 'Jitter',
+    hint: '0–3600: each run starts up to this much after its time, to spread herds',
+    suffix: 's',
+  },
 ];
 
 export function DeliverySection({ form, set, at }: SectionProps) {

@@ -51,6 +51,7 @@ const SHOWN = [
   'priority',
   'misfirePolicy',
   'overlapPolicy',
+  'jitterSeconds',
 ];
 
 function unshown(errors: FieldError[]): FieldError[] {

@@ -45,6 +45,7 @@ export interface FormState {
   priority: Priority;
   misfirePolicy: MisfirePolicy;
   overlapPolicy: OverlapPolicy;
+  jitterSeconds: string;
 }
 
 export interface JobShape {
@@ -57,6 +58,7 @@ export interface JobShape {
   priority: FormState['priority'];
   misfirePolicy: FormState['misfirePolicy'];
   overlapPolicy: FormState['overlapPolicy'];
+  jitterSeconds: number;
 }
 
 let headerKey = 1;
@@ -102,6 +104,7 @@ export function emptyForm(): FormState {
     priority: 'normal',
     misfirePolicy: 'run_once',
     overlapPolicy: 'allow',
+    jitterSeconds: '0',
   };
 }
 
@@ -127,6 +130,7 @@ export function formFromJob(job: JobShape): FormState {
     priority: job.priority,
     misfirePolicy: job.misfirePolicy,
     overlapPolicy: job.overlapPolicy,
+    jitterSeconds: String(job.jitterSeconds),
   };
 }
 
@@ -202,6 +206,7 @@ export function bodyOf(form: FormState, payload: unknown) {
     priority: form.priority,
     misfirePolicy: form.misfirePolicy,
     overlapPolicy: form.overlapPolicy,
+    jitterSeconds: int(form.jitterSeconds),
     ...(payload === undefined ? {} : { payload }),
   };
 }

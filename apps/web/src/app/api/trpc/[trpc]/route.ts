@@ -1,11 +1,17 @@
 // The dashboard's tRPC endpoint. Builds the request context from next-auth's JWT (the user)
 // and the tenant cookie (their pick, verified against memberships by the router), refuses
-// cross-site writes, and logs failures once: expected ones at warn, ours at error.
-import { appRouter, createDashboardContext, publicMessage } from '@belfry/api';
-import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+// cross-site writes, and logs failures once: expected ones at warn, ours at error. Body and
+// batch caps live in @belfry/api's handleTrpcRequest.
+import {
+  CLIENT_ADDRESS_HEADER,
+  createDashboardContext,
+  handleTrpcRequest,
+  publicMessage,
+  stampedClientAddress,
+} from '@belfry/api';
 import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
-import { authSecret } from '@/app/_lib/auth';
+import { authSecret, secureCookies } from '@/app/_lib/auth';
 import { readTenantCookie, tenantCookie } from '@/app/_lib/tenant-cookie';
 import { getDeps } from '@/server/deps';
 import { log } from '@/server/log';
@@ -28,19 +34,18 @@ async function handler(req: NextRequest): Promise<Response> {
   if (req.method === 'POST' && crossSite(req)) {
     return Response.json({ error: 'cross-site requests are not accepted' }, { status: 403 });
   }
-  const secure = req.nextUrl.protocol === 'https:';
-  return fetchRequestHandler({
+  const secure = secureCookies() || req.nextUrl.protocol === 'https:';
+  return handleTrpcRequest(req, {
     endpoint: '/api/trpc',
-    req,
-    router: appRouter,
-    async createContext({ resHeaders }) {
+    async createContext(resHeaders) {
       const [deps, token] = await Promise.all([getDeps(), getToken({ req, secret: authSecret() })]);
       return createDashboardContext({
         deps,
         userId: typeof token?.sub === 'string' ? token.sub : null,
         requestedTenantId: readTenantCookie(req.headers.get('cookie')),
         setActiveTenant: (tenantId) => resHeaders.append('set-cookie', tenantCookie(tenantId, secure)),
-        clientKey: req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || 'local',
+        // The web server's stamp (the TCP peer, or a trusted proxy's word), never a client's header.
+        clientKey: stampedClientAddress(req.headers.get(CLIENT_ADDRESS_HEADER)) ?? undefined,
       });
     },
     onError({ error, path }) {

@@ -1,0 +1,67 @@
+// The one logger of every Belfry process (web, engine): pino, JSON lines on stdout, one list of
+// fields that never reach the output (credentials, signing secrets, API keys, cookies), and
+// child loggers that carry the ids a line is about (tenantId, jobId, runId, nodeId).
+import pino from 'pino';
+
+export type Log = pino.Logger;
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const SECRET_FIELDS = [
+  'secret',
+  'secrets',
+  'signingSecret',
+  'signingSecrets',
+  'apiKey',
+  'api_key',
+  'password',
+  'token',
+  'authorization',
+  'cookie',
+  'encryptionKey',
+];
+
+/**
+ * Where secrets may sit in a log line: as a field of the line, of an object logged in it, or
+ * among the request headers logged with it. One list for every process.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((f) => `*.${f}`),
+  ...['authorization', 'cookie', 'x-api-key', 'webhook-signature'].flatMap((h) => [
+    `headers["${h}"]`,
+    `*.headers["${h}"]`,
+  ]),
+];
+
+export interface LoggerOptions {
+  level: LogLevel | string;
+  /** fields on every line: the service, the node id */
+  base: Record<string, unknown>;
+  /** where lines go (default stdout); tests pass a stream to read them */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions): Log {
+  const config: pino.LoggerOptions = {
+    level: options.level,
+    base: options.base,
+    redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+  };
+  return options.destination ? pino(config, options.destination) : pino(config);
+}
+
+/** The ids a line can be about; only those that are set are added. */
+export interface LogIds {
+  tenantId?: string | null | undefined;
+  jobId?: string | null | undefined;
+  runId?: string | null | undefined;
+  requestId?: string | null | undefined;
+}
+
+/** A child logger whose every line carries the given ids. */
+export function withIds(log: Log, ids: LogIds): Log {
+  const fields = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined && v !== null));
+  return Object.keys(fields).length ? log.child(fields) : log;
+}
