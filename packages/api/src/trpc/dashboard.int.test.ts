@@ -380,7 +380,16 @@ describe('cluster', () => {
               ('ctr-lost', '{worker}', 'h3', 3, $1, now() - interval '1 minute')`,
       [docker(true), docker(false)],
     );
+    // A tenant's member learns whether containers can run, not why an engine is away.
+    const member = await signUp();
+    const tenantView = await member.api.cluster.overview();
+    expect(tenantView.containerNodes).toBe(1);
+    expect(tenantView.nodes.filter((n) => n.containers?.available === false)).toEqual([
+      expect.objectContaining({ containers: { available: false, slots: 4, error: null } }),
+    ]);
+    await h.db.pool.query('UPDATE users SET is_operator = true WHERE id = $1', [owner.userId]);
     const view = await owner.api.cluster.overview();
+    expect(view.scope).toBe('operator');
     expect(view.containerNodes).toBe(1);
     expect(view.nodes.find((n) => n.id === 'ctr-up')?.containers).toEqual({ available: true, slots: 4, error: null });
     expect(view.nodes.find((n) => n.id === 'ctr-away')?.containers).toEqual({
