@@ -205,7 +205,7 @@ describe('container runs', () => {
     const events = await containerEvents(run.id, since);
     expect(events.filter((e) => e === 'create')).toHaveLength(1);
     expect(await containersOfRun(run.id)).toEqual([]);
-  });
+  }, 150_000);
 
   it('sweeper: removes finished containers whose runs moved on and stops running ones whose runs are gone', async () => {
     const node = await start('sweep-a');

@@ -45,13 +45,14 @@ export async function adoptContainerRun(
        SET worker_id = $1, lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
        WHERE r.id = $3 AND r.scheduled_time = $4 AND r.attempt = $5
          AND r.status = 'running' AND r.lease_expires_at < now()
-       RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.trigger, r.priority, r.next_attempt_at
+       RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
+                 r.attempt, r.trigger, r.priority, r.next_attempt_at
      ), attempt AS (
        UPDATE run_attempts a SET worker_id = $1
        FROM adopted c
        WHERE a.run_id = c.id AND a.scheduled_time = c.scheduled_time AND a.scheduled_time = $4 AND a.attempt = c.attempt
      )
-     SELECT c.*, j.target, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
+     SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
      FROM adopted c JOIN jobs j ON j.id = c.job_id`,
     [workerId, leaseMs, run.id, run.scheduledTime, run.attempt],
