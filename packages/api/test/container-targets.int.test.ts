@@ -50,6 +50,16 @@ describe('container targets', () => {
     });
   });
 
+  it('answers env values named like credentials as ***, and keeps them when *** is sent back', async () => {
+    h.deps.containerImages = ImageAllowList.parse('registry.example.com/jobs/*');
+    const res = await api.post('/api/v1/jobs', container({ env: { API_TOKEN: 's3cr3t', KIND: 'daily' } }));
+    expect(res.status).toBe(201);
+    const job = Job.parse(res.body);
+    expect(job.target).toMatchObject({ env: { API_TOKEN: '***', KIND: 'daily' } });
+    const { rows } = await h.db.pool.query<{ target: string }>('SELECT target::text FROM jobs WHERE id = $1', [job.id]);
+    expect(rows[0]?.target).not.toContain('s3cr3t');
+  });
+
   it('refuses an image outside the patterns with 422, at create and at update', async () => {
     h.deps.containerImages = ImageAllowList.parse('registry.example.com/jobs/*');
     expectProblem(
