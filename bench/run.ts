@@ -1,6 +1,6 @@
-// `npm run bench [-- --quick] [-- --only=herd,steady,peers,...]`: Belfry's benchmark suite. Prints a
+// `npm run bench [-- --quick] [-- --only=herd,steady,container,peers,...]`: Belfry's benchmark suite. Prints a
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
-// development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N; for the peers (bench/peers):
+// development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the handlers
 // scenario (target kinds side by side): --handlers=N runs per kind, --handler-kinds=http,amqp,nats.
@@ -19,6 +19,7 @@ import { runHerd, type HerdResult } from './scenarios/herd';
 import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runCreate, type CreateResult } from './scenarios/create';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
+import { runContainer, type ContainerResult } from './scenarios/container';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
 import { PEER_NAMES } from './peers/index';
@@ -121,6 +122,15 @@ async function main() {
       latencyRatioP99:
         small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
     };
+  }
+  let container: ContainerResult | undefined;
+  if (want('container')) {
+    const slots = Math.max(1, cpus().length);
+    log(
+      `container: ${P.containers} containers that exit at once, and as many bare docker run --rm, ${slots} at a time`,
+    );
+    container = await runContainer({ count: P.containers, slots });
+    results.container = container;
   }
   let create: CreateResult | undefined;
   if (want('create')) {
@@ -291,6 +301,25 @@ async function main() {
     rows.push([name, 'small tenants start lag p99 (worst)', fmt(s.smallTenantsP99Max), '≤ 2000 ms']);
     rows.push([name, 'big tenant p50/p99', `${fmt(s.bigTenant?.p50)} / ${fmt(s.bigTenant?.p99)}`, '']);
     rows.push([name, 'duplicates / missing', `${f.duplicates} / ${f.missing}`, '0 / 0']);
+  }
+  if (container) {
+    const c = container;
+    rows.push(['container', 'occurrences succeeded', `${c.belfry.succeeded} / ${c.parameters.occurrences}`, '']);
+    rows.push([
+      'container',
+      'bare docker run p50/p99',
+      `${fmt(c.bare.startToExit.p50)} / ${fmt(c.bare.startToExit.p99)}`,
+      '',
+    ]);
+    rows.push([
+      'container',
+      'Belfry start-to-exit p50/p99',
+      `${fmt(c.belfry.startToExit.p50)} / ${fmt(c.belfry.startToExit.p99)}`,
+      '',
+    ]);
+    rows.push(['container', 'added overhead p50/p99', `${fmt(c.overheadMs.p50)} / ${fmt(c.overheadMs.p99)}`, '']);
+    rows.push(['container', 'Belfry ÷ bare p50', String(c.ratioP50 ?? '-'), '≤ 1.2']);
+    rows.push(['container', 'runs/s Belfry / bare', `${c.belfry.perSecond} / ${c.bare.perSecond}`, '']);
   }
   if (create) {
     rows.push(['create', 'jobs created / stored', `${create.created} / ${create.stored.jobs}`, '']);

@@ -14,6 +14,8 @@ export interface BenchArgs {
     fairHang: number;
     /** handlers scenario: due runs per target kind */
     handlers: number;
+    /** container scenario: occurrences, and the bare docker run calls beside them */
+    containers: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
     /** jitterSeconds of the herd-jitter scenario's jobs */
@@ -79,6 +81,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       handlers: numberArg('handlers', base.handlers),
+      containers: numberArg('containers', 200),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
     },

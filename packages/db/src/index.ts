@@ -29,3 +29,4 @@ export * from './sql/alert-notifications';
 export * from './sql/record-alert-outcomes';
 export * from './sql/alert-outbox';
 export * from './sql/late-incidents';
+export * from './sql/adopt-container-runs';

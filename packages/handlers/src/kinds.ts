@@ -2,7 +2,8 @@
 // target union, routing) is assembled from here; the engine's handler factories (registry.ts)
 // must then name the same kinds, which the compiler checks.
 import { amqpKind } from './amqp/schema';
+import { containerKind } from './container/schema';
 import { httpKind } from './http/schema';
 import { natsKind } from './nats/schema';
 
-export const KINDS = [httpKind, amqpKind, natsKind] as const;
+export const KINDS = [httpKind, amqpKind, natsKind, containerKind] as const;

@@ -6,6 +6,7 @@ import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
+import { ImageAllowList } from '@belfry/handlers/schemas';
 import { webEnv } from './env';
 import { log } from './log';
 
@@ -54,7 +55,8 @@ async function buildDeps(): Promise<ServiceDeps> {
       smtpUrl: env.BELFRY_SMTP_URL,
       smtpFrom: env.BELFRY_SMTP_FROM,
     });
-    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender };
+    const containerImages = ImageAllowList.parse(env.BELFRY_CONTAINER_IMAGES);
+    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender, containerImages };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

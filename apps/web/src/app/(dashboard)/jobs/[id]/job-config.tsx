@@ -5,6 +5,7 @@ import { scheduleInWords, scheduleRaw, scheduleZone } from '../../../_lib/schedu
 import { formatInZone, formatLocal, relative, viewerZone } from '../../../_lib/time';
 import { MISFIRE_OPTIONS, OVERLAP_OPTIONS } from '../_form/options';
 import { targetUi } from '../_targets';
+import { NameValueList } from '../_targets/name-value-list';
 
 type Job = Outputs['jobs']['get'];
 type Row = [string, React.ReactNode];
@@ -67,20 +68,8 @@ function targetRows(job: Job): Row[] {
   return [
     ['Kind', ui?.label ?? job.target.type],
     ...(ui ? ui.rows(job.target) : []),
-    [
-      'Headers',
-      headers.length ? (
-        <ul key="v" className="font-mono text-xs">
-          {headers.map(([k, v]) => (
-            <li key={k} className="break-all">
-              {k}: {v}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <Muted key="v">None</Muted>
-      ),
-    ],
+    // kinds without headers (container) show their own name/value maps in their rows
+    ...((ui?.headers ?? true) ? ([['Headers', <NameValueList key="v" entries={headers} />]] as Row[]) : []),
     [
       'Payload',
       job.payload === null ? (
