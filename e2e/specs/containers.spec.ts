@@ -19,8 +19,11 @@ test('create a container job, run it, read its exit code and output', async ({ p
   await page.getByRole('link', { name: 'Create a job' }).click();
   await expect(page.getByRole('heading', { name: 'New job' })).toBeVisible();
   await page.getByLabel('Name', { exact: true }).fill('e2e container');
-  await page.getByLabel('Kind').selectOption('container');
-  await expect(page.getByText('A container started for each run on a Docker Engine.')).toBeVisible();
+  // The kind selector swaps the HTTP fields for the container editor.
+  await expect(page.getByRole('combobox', { name: 'Method' })).toBeVisible();
+  await page.getByRole('radio', { name: /Container/ }).check();
+  await expect(page.getByRole('combobox', { name: 'Method' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Add header' })).toHaveCount(0);
   await page.getByLabel('Image').fill('docker.io/library/alpine:3');
   await page.getByLabel('Command').fill('sh\n-c\necho "hello from $KIND, attempt $BELFRY_ATTEMPT"; exit 0');
   await page.getByRole('button', { name: 'Add variable' }).click();
