@@ -25,10 +25,19 @@ test('create a container job, run it, read its exit code and output', async ({ p
   await expect(page.getByRole('combobox', { name: 'Method' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Add header' })).toHaveCount(0);
   await page.getByLabel('Image').fill('docker.io/library/alpine:3');
-  await page.getByLabel('Command').fill('sh\n-c\necho "hello from $KIND, attempt $BELFRY_ATTEMPT"; exit 0');
+  // One argument per line: sh -c and a script that says whether the write-only variable arrived
+  // (the value it compares with is written in two quoted halves, so the page never shows it whole).
+  await page
+    .getByLabel('Command')
+    .fill(
+      'sh\n-c\n[ "$API_TOKEN" = "e2e-s3""cret" ] && t=ok || t=wrong; echo "hello from $KIND, attempt $BELFRY_ATTEMPT, token $t"; exit 0',
+    );
   await page.getByRole('button', { name: 'Add variable' }).click();
   await page.getByLabel('Variable 1 name').fill('KIND');
   await page.getByLabel('Variable 1 value').fill('e2e');
+  await page.getByRole('button', { name: 'Add variable' }).click();
+  await page.getByLabel('Variable 2 name').fill('API_TOKEN');
+  await page.getByLabel('Variable 2 value').fill('e2e-s3cret');
   await page.getByLabel('Memory').fill('64');
   await page.getByLabel('Pull policy').selectOption('never');
   await page.getByRole('button', { name: 'Create job' }).click();
@@ -37,17 +46,34 @@ test('create a container job, run it, read its exit code and output', async ({ p
 
   await page.getByLabel('Image').fill(TEST_IMAGE);
   await page.getByRole('button', { name: 'Create job' }).click();
+  // The job page: the image, the limits, and the env with the credential's value masked.
   await expect(page.getByRole('heading', { name: /e2e container/ })).toBeVisible();
   await expect(page.getByText(TEST_IMAGE).first()).toBeVisible();
   await expect(page.getByText('64 MiB, 1 CPU, network none')).toBeVisible();
+  await expect(page.getByText('KIND: e2e')).toBeVisible();
+  await expect(page.getByText('API_TOKEN: ***')).toBeVisible();
+  await expect(page.getByText(/e2e-s3cret/)).toHaveCount(0);
 
+  // Run now opens the run: the exit code and the output tail.
   await page.getByRole('button', { name: 'Run now' }).click();
-  const runsTable = page.getByRole('table', { name: 'Runs' });
-  await expect(runsTable.getByText('Succeeded').first()).toBeVisible({ timeout: 60_000 });
-  await runsTable.locator('a[href^="/runs/"]').first().click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Succeeded', { timeout: 60_000 });
   await expect(page.getByText('Exit code')).toBeVisible();
   await expect(page.getByText('exit 0')).toBeVisible();
-  await expect(page.getByTestId('container-output')).toHaveText('hello from e2e, attempt 1');
+  await expect(page.getByTestId('container-output')).toHaveText('hello from e2e, attempt 1, token ok');
+
+  // The edit form keeps the kind and shows the stored value as ***; saving *** keeps it.
+  await page.getByRole('link', { name: 'e2e container' }).click();
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await expect(page.getByRole('radio', { name: /Container/ })).toBeChecked();
+  await expect(page.getByLabel('Image')).toHaveValue(TEST_IMAGE);
+  await expect(page.getByLabel('Variable 2 value')).toHaveValue('***');
+  await page.getByLabel('Memory').fill('48');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByText('48 MiB, 1 CPU, network none')).toBeVisible();
+  await expect(page.getByText('API_TOKEN: ***')).toBeVisible();
+  await page.getByRole('button', { name: 'Run now' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Succeeded', { timeout: 60_000 });
+  await expect(page.getByTestId('container-output')).toHaveText('hello from e2e, attempt 1, token ok');
 
   await page.getByRole('link', { name: 'Cluster' }).click();
   await expect(
