@@ -130,8 +130,25 @@ describe('container flags', () => {
 
   it('refuses HTTP and container flags together', () => {
     expect(() => buildJobBody(undefined, { name: 'n', every: 5, url: 'https://x.test', image: 'a' })).toThrow(
-      UsageError,
+      /--url does not apply to container targets/,
     );
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, image: 'a', header: { a: '1' } })).toThrow(UsageError);
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, url: 'https://x.test', memoryMb: 64 })).toThrow(
+      /--memory-mb applies only to container targets \(this target is http\)/,
+    );
+  });
+
+  it("merges env flags over a file's container target, and starts afresh when the kind changes", () => {
+    const file = { target: { type: 'container', image: 'a:1', env: { A: '1' }, memoryMb: 128 } };
+    expect(buildJobBody(file, { env: { B: '2' }, cpus: 2 }).target).toEqual({
+      type: 'container',
+      image: 'a:1',
+      env: { A: '1', B: '2' },
+      memoryMb: 128,
+      cpus: 2,
+    });
+    const http = { target: { type: 'http', url: 'https://a.test', method: 'GET' } };
+    expect(buildJobBody(http, { image: 'b:2' }).target).toEqual({ type: 'container', image: 'b:2' });
   });
 });
 
