@@ -3,7 +3,7 @@
 // development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the handlers
-// scenario (target kinds side by side): --handlers=N runs per kind, --handler-kinds=http,amqp,nats.
+// scenario (target kinds side by side): --handlers=N runs per kind, --handler-kinds=http,amqp,nats,pull.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -20,6 +20,7 @@ import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runCreate, type CreateResult } from './scenarios/create';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
 import { runContainer, type ContainerResult } from './scenarios/container';
+import { runPull, type PullResult } from './scenarios/pull';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
 import { PEER_NAMES } from './peers/index';
@@ -179,13 +180,20 @@ async function main() {
     const http = handlers.kinds.find((k) => k.kind === 'http');
     results.handlers = {
       ...handlers,
-      // Each broker kind's throughput over HTTP's (target: at least 1).
+      // Each broker kind's throughput over HTTP's (target: at least 1; pull's target is ≥ 1,000/s).
       vsHttp: Object.fromEntries(
         handlers.kinds
-          .filter((k) => k.kind !== 'http' && k.runsPerSecond && http?.runsPerSecond)
+          .filter((k) => k.kind !== 'http' && k.kind !== 'pull' && k.runsPerSecond && http?.runsPerSecond)
           .map((k) => [k.kind, Math.round(((k.runsPerSecond ?? 0) / (http?.runsPerSecond ?? 1)) * 100) / 100]),
       ),
     };
+  }
+
+  let pull: PullResult | undefined;
+  if (want('pull')) {
+    log(`pull: ${P.pull} due runs of pull targets, 4 tenants × 2 workers claiming 100 at a time over REST`);
+    pull = await runPull({ count: P.pull, tenants: 4, workersPerTenant: 2, batch: 100 });
+    results.pull = pull;
   }
 
   let peers: PeerResult[] = [];
@@ -321,6 +329,12 @@ async function main() {
     rows.push(['container', 'Belfry ÷ bare p50', String(c.ratioP50 ?? '-'), '≤ 1.2']);
     rows.push(['container', 'runs/s Belfry / bare', `${c.belfry.perSecond} / ${c.bare.perSecond}`, '']);
   }
+  if (pull) {
+    rows.push(['pull', 'runs completed / due', `${pull.completed} / ${pull.parameters.jobs}`, '']);
+    rows.push(['pull', 'completed through REST', `${pull.runsPerSecond ?? '-'} runs/s`, '≥ 1000 runs/s']);
+    rows.push(['pull', 'start lag (claimed − due) p50/p99', `${fmt(pull.lag.p50)} / ${fmt(pull.lag.p99)}`, '']);
+    rows.push(['pull', 'duplicates / missing', `${pull.duplicates} / ${pull.missing}`, '0 / 0']);
+  }
   if (create) {
     rows.push(['create', 'jobs created / stored', `${create.created} / ${create.stored.jobs}`, '']);
     rows.push(['create', 'through POST /jobs/batch', `${create.jobsPerSecond} jobs/s`, '≥ 5000 jobs/s']);
@@ -365,7 +379,8 @@ async function main() {
       rows.push([name, 'not run', k.error, '']);
       continue;
     }
-    rows.push([name, 'runs/s', `${k.runsPerSecond ?? '-'} /s (${k.runs} runs)`, k.kind === 'http' ? '' : '≥ http']);
+    const target = k.kind === 'http' ? '' : k.kind === 'pull' ? '≥ 1000 /s' : '≥ http';
+    rows.push([name, 'runs/s', `${k.runsPerSecond ?? '-'} /s (${k.runs} runs)`, target]);
     rows.push([name, 'start lag p50/p99', `${fmt(k.lag.p50)} / ${fmt(k.lag.p99)}`, '']);
     rows.push([name, 'duplicates / missing', `${k.duplicates} / ${k.missing}`, '0 / 0']);
   }

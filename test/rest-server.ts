@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { Keyring } from '@belfry/core';
-import { createPrisma, createQueueClient } from '@belfry/db';
+import { createPrisma, createQueueClient, PullWakeups } from '@belfry/db';
 import { ImageAllowList } from '@belfry/handlers/schemas';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -20,7 +20,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
+async function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Promise<Request> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
@@ -37,6 +37,7 @@ async function toRequest(req: IncomingMessage, origin: string): Promise<Request>
     method,
     headers,
     body: body?.length ? new Uint8Array(body) : undefined,
+    signal,
   });
 }
 
@@ -58,6 +59,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { max: 4 });
   const queue = await createQueueClient(db.url, { max: 4 });
+  // No safety poll to speak of: a long-polling claim in these tests wakes by notification or not at all.
+  const pullWakeups = new PullWakeups({ url: db.url, pollMs: 60_000 });
+  await pullWakeups.start();
   const deps: ServiceDeps = {
     prisma,
     pool: db.pool,
@@ -68,11 +72,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     partitions: db.partitions,
     alertSender: new ChannelSenders({ links: dashboardLinks('http://localhost:3000'), allowPrivateTargets: true }),
     containerImages: ImageAllowList.parse(options.containerImages),
+    pullWakeups,
   };
   const handle = createRestHandler(async () => deps, { log: silent });
   let origin = '';
   const server: Server = createServer((req, res) => {
-    toRequest(req, origin)
+    // A client that hangs up aborts the request (a long-polling claim stops waiting).
+    const aborted = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    toRequest(req, origin, aborted.signal)
       .then(handle)
       .then((response) => send(res, response))
       .catch((err: unknown) => {
@@ -93,6 +103,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pullWakeups.stop();
       await queue.stop({ graceful: false, close: true });
       await deps.alertSender?.close?.();
       await prisma.$disconnect();

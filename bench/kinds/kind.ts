@@ -5,8 +5,12 @@ import type { SinkRecord } from '../lib/sink';
 export interface KindReceiver {
   /** the stored target of every job of this kind */
   target: Record<string, unknown>;
+  /** the jobs' timeoutSeconds, when the kind needs other than the bench's default */
+  timeoutSeconds?: number;
   /** arrivals so far (filled while the scenario waits) */
   records: SinkRecord[];
+  /** what stopped the receiver early (a consumer's failure), if anything */
+  failure?(): unknown;
   stop(): Promise<void>;
 }
 

@@ -4,11 +4,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRestHandler, type Logger, type ServiceDeps } from '@belfry/api';
 import { Keyring } from '@belfry/core';
-import { createPool, createPrisma, createQueueClient } from '@belfry/db';
+import { createPool, createPrisma, createQueueClient, PullWakeups } from '@belfry/db';
 
 const url = process.env.DATABASE_URL as string;
 const silent: Logger = { info() {}, warn() {}, error: (o: unknown, m?: string) => console.error(m, o) };
 const pool = createPool(url, { max: 10, name: 'belfry-bench-api' });
+// As the web app: long-polling pull-queue claims wake on NOTIFY.
+const pullWakeups = new PullWakeups({ url });
+await pullWakeups.start();
 const deps: ServiceDeps = {
   prisma: createPrisma(url, { max: 2 }),
   pool,
@@ -19,6 +22,7 @@ const deps: ServiceDeps = {
   partitions: Number(
     (await pool.query<{ value: string }>(`SELECT value FROM belfry_settings WHERE key = 'partitions'`)).rows[0]?.value,
   ),
+  pullWakeups,
 };
 const handle = createRestHandler(async () => deps, { log: silent });
 
@@ -53,6 +57,8 @@ const server = createServer((req, res) => {
     .then((response) => send(res, response))
     .catch((err: unknown) => res.writeHead(500).end(String(err)));
 });
+// Longer than the clients' idle keep-alive, so a client never reuses a socket the server is closing.
+server.keepAliveTimeout = 65_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const address = server.address();
 const port = typeof address === 'object' && address ? address.port : 0;

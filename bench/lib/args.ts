@@ -16,12 +16,14 @@ export interface BenchArgs {
     handlers: number;
     /** container scenario: occurrences, and the bare docker run calls beside them */
     containers: number;
+    /** pull scenario: due runs completed through the REST API */
+    pull: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
     create: number;
     /** jitterSeconds of the herd-jitter scenario's jobs */
     herdJitter: number;
   };
-  /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats); undefined = every one */
+  /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats,pull); undefined = every one */
   handlerKinds: string[] | undefined;
   peerWorkloads: Set<string>;
   /** --peer-settings JSON, checked against each peer's settings when it runs */
@@ -82,6 +84,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadyRate: numberArg('steady-rate', 1000),
       handlers: numberArg('handlers', base.handlers),
       containers: numberArg('containers', 200),
+      pull: numberArg('pull', 20_000),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
     },

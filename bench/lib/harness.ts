@@ -161,7 +161,7 @@ export async function insertOneOffJobs(
     url: string;
     prefix: string;
     partitions: number;
-    /** a whole stored target (amqp, nats, ...) instead of an http POST to `url` */
+    /** a whole stored target (amqp, nats, pull, ...) instead of an http POST to `url` */
     target?: Record<string, unknown>;
   },
 ): Promise<void> {
@@ -196,4 +196,32 @@ export async function insertOneOffJobs(
       ],
     );
   }
+}
+
+export interface RestServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The REST API in a process of its own (bench/lib/api-process.ts), as the web app serves it. */
+export async function startRestServer(databaseUrl: string): Promise<RestServer> {
+  const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'bench/lib/api-process.ts')], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
+    child.once('exit', (code) => reject(new Error(`the REST server exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
 }

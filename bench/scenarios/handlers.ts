@@ -1,9 +1,10 @@
 // Handlers: the same herd of due one-off runs through each kind of target in turn — an HTTP
-// webhook, a RabbitMQ publish, a NATS JetStream publish (and any kind added to
-// bench/kinds) — on the same engine nodes and database, so the kinds' throughput and start
-// lag can be compared: runs/s (first attempts over the time from due to the last arrival) and
-// start lag p50/p99 per kind, with duplicates and missing occurrences. One kind at a time:
-// run together, the fair scheduler would share the workers between them and measure itself.
+// webhook, a RabbitMQ publish, a NATS JetStream publish, a pull queue drained by workers
+// claiming 100 at a time over REST (and any kind added to bench/kinds) — on the same engine
+// nodes and database, so the kinds' throughput and start lag can be compared: runs/s (first
+// attempts over the time from due to the last arrival) and start lag p50/p99 per kind, with
+// duplicates and missing occurrences. One kind at a time: run together, the fair scheduler
+// would share the workers between them and measure itself.
 import { randomBytes } from 'node:crypto';
 import { newId } from '@belfry/core';
 import { KIND_BENCHES } from '../kinds/index';
@@ -72,14 +73,25 @@ export async function runHandlers(o: HandlersOptions): Promise<HandlersResult> {
           prefix: `${bench.kind}-`,
           partitions: 1024,
         });
+        if (receiver.timeoutSeconds !== undefined) {
+          await db.pool.query('UPDATE jobs SET timeout_seconds = $1 WHERE tenant_id = ANY($2)', [
+            receiver.timeoutSeconds,
+            tenants,
+          ]);
+        }
         await db.pool.query('VACUUM ANALYZE jobs');
         await db.pool.query('VACUUM ANALYZE schedule_entries');
         const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
         await db.pool.query('UPDATE jobs SET run_at = $1 WHERE tenant_id = ANY($2)', [due, tenants]);
         await db.pool.query('UPDATE schedule_entries SET next_run_at = $1 WHERE tenant_id = ANY($2)', [due, tenants]);
         const deadline = due.getTime() + 300_000;
-        while (Date.now() < deadline && receiver.records.length < o.count) {
+        while (Date.now() < deadline && receiver.records.length < o.count && !receiver.failure?.()) {
           await new Promise((r) => setTimeout(r, 100));
+        }
+        const failure = receiver.failure?.();
+        if (failure) {
+          results.push({ ...empty(bench.kind), error: String((failure as Error).message ?? failure) });
+          continue;
         }
         await new Promise((r) => setTimeout(r, 1_000)); // late duplicates, if any, would arrive now
         const f = herdFigures(receiver.records, { due: due.getTime(), expected: o.count });

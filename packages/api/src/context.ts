@@ -1,7 +1,7 @@
 // What every domain service is given: explicit dependencies, no globals.
 import type { ChannelSender } from '@belfry/alerts';
 import type { Keyring } from '@belfry/core';
-import type { PrismaClient, QueueClient } from '@belfry/db';
+import type { PrismaClient, PullWakeups, QueueClient } from '@belfry/db';
 import type { ImageAllowList } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 
@@ -31,6 +31,8 @@ export interface ServiceDeps {
   alertSender?: ChannelSender;
   /** images container targets may use (BELFRY_CONTAINER_IMAGES); absent or empty: container targets are refused */
   containerImages?: ImageAllowList;
+  /** wakes long-polling pull-queue claims (LISTEN); without it they poll every second */
+  pullWakeups?: PullWakeups;
 }
 
 /** Who is acting, for authorisation and the audit log. */

@@ -18,6 +18,8 @@ export * from './services/api-keys';
 export * from './services/key-rotation';
 export * from './services/target-secrets';
 export * from './services/alerts';
+export * from './services/pull-queues';
+export * from './schemas/pull';
 export * from './schemas/common';
 export * from './schemas/job-input';
 export * from './schemas/queries';

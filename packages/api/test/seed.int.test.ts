@@ -65,7 +65,14 @@ describe('demo seed', () => {
     expect(keys.rows).toHaveLength(1);
     expect(keys.rows[0].key_hash.equals(createHash('sha256').update(seed.apiKey).digest())).toBe(true);
     expect(seed.apiKey.startsWith(keys.rows[0].prefix)).toBe(true);
-    expect(keys.rows[0].scopes).toEqual(['jobs:read', 'jobs:write', 'runs:read', 'runs:write', 'admin']);
+    expect(keys.rows[0].scopes).toEqual([
+      'jobs:read',
+      'jobs:write',
+      'runs:read',
+      'runs:write',
+      'queues:consume',
+      'admin',
+    ]);
 
     // The signing secret is sealed at rest and opens with the key.
     const stored = await db.pool.query('SELECT current_secret FROM signing_secrets WHERE tenant_id = $1', [

@@ -19,4 +19,8 @@ export interface Context {
   now(): Date;
   fetch?: typeof fetch;
   version: string;
+  /** calls `handler` on Ctrl-C (SIGINT) and SIGTERM until the returned function is called */
+  onInterrupt?(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
+  /** the environment a command the CLI starts inherits (`belfry worker`) */
+  processEnv?: NodeJS.ProcessEnv;
 }

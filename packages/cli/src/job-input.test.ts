@@ -47,7 +47,7 @@ describe('buildJobBody from flags', () => {
 
   it('names every missing required flag', () => {
     expect(() => buildJobBody(undefined, {})).toThrow(
-      /needs --name, a schedule \(--cron, --every or --at\) and --url or --image/,
+      /needs --name, a schedule \(--cron, --every or --at\) and --url, --queue or --image/,
     );
     expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *' })).toThrow(/needs --url/);
     expect(() => buildJobBody(undefined, {})).toThrow(UsageError);
@@ -211,5 +211,33 @@ describe('buildJobBody: target kinds', () => {
   it('keeps the kind of the file when only some target flags are given', () => {
     const file = { target: { type: 'amqp', url: 'amqp://r.test', exchange: 'a' } };
     expect(buildJobBody(file, { exchange: 'b' }).target).toEqual({ type: 'amqp', url: 'amqp://r.test', exchange: 'b' });
+  });
+});
+
+describe('jobs create --queue', () => {
+  it('makes a pull target, and refuses webhook flags beside it', () => {
+    expect(buildJobBody(undefined, { name: 'n', cron: '0 * * * *', queue: 'reports' }).target).toEqual({
+      type: 'pull',
+      queue: 'reports',
+    });
+    expect(() => buildJobBody(undefined, { name: 'n', cron: '0 * * * *', queue: 'q', url: 'https://e.com' })).toThrow(
+      /--queue .* cannot be combined with --url/,
+    );
+  });
+
+  it("refuses another kind's flags beside --queue, and --queue beside another kind", () => {
+    expect(() => buildJobBody(undefined, { name: 'n', every: 60, queue: 'q', exchange: 'e' })).toThrow(
+      /--exchange applies only to amqp targets \(this target is pull\)/,
+    );
+    expect(() => buildJobBody(undefined, { name: 'n', every: 60, type: 'nats', queue: 'q' })).toThrow(
+      /--queue applies only to pull targets \(this target is nats\)/,
+    );
+  });
+
+  it("replaces a file's target of another kind, and keeps a file's pull queue", () => {
+    const http = { target: { type: 'http', url: 'https://x.test', headers: { a: 'b' } } };
+    expect(buildJobBody(http, { queue: 'reports' }).target).toEqual({ type: 'pull', queue: 'reports' });
+    const pull = { target: { type: 'pull', queue: 'reports' } };
+    expect(buildJobBody(pull, { type: 'pull' }).target).toEqual({ type: 'pull', queue: 'reports' });
   });
 });

@@ -9,8 +9,10 @@ import { CliError, UsageError, type FieldHints } from './errors';
  * The body `jobs create` sends: a JobCreate as far as flags and file go. A file may leave
  * fields out or add unknown ones; the server's validation is what reports them.
  */
+type HttpTargetInput = Extract<TargetInput, { type?: 'http' }>;
+
 export type JobCreateBody = Partial<Omit<JobCreate, 'target'>> & {
-  target?: Record<string, unknown>;
+  target?: Partial<HttpTargetInput> | Partial<TargetInput>;
   [field: string]: unknown;
 };
 
@@ -27,6 +29,8 @@ export interface JobCreateFlags {
   /** the target kind; default from the --url scheme (amqp(s):// → amqp, nats:// or tls:// → nats, else http) */
   type?: string;
   url?: string;
+  /** a pull target's queue, instead of --url */
+  queue?: string;
   method?: string;
   header?: Record<string, string>;
   /** amqp: the exchange ("" = the default exchange) */
@@ -84,6 +88,7 @@ export const JOB_FIELD_HINTS: FieldHints = {
   'target.pullPolicy': '--pull-policy',
   'target.user': '--user',
   'target.workingDir': '--workdir',
+  'target.queue': '--queue',
   payload: '--payload',
   'retry.maxAttempts': '--max-attempts',
   timeoutSeconds: '--timeout',
@@ -140,14 +145,14 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
     const missing = [
       body.name === undefined ? '--name' : null,
       body.schedule === undefined ? 'a schedule (--cron, --every or --at)' : null,
-      body.target === undefined ? '--url or --image' : null,
+      body.target === undefined ? '--url, --queue or --image' : null,
     ].filter((m): m is string => m !== null);
     if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
   }
   return body;
 }
 
-/** The kind a URL's scheme implies: amqp(s):// → amqp, nats:// or tls:// → nats, else http. */
+/** The kind a URL's scheme implies (a pull target has no URL: --queue tells it): amqp(s):// → amqp, nats:// or tls:// → nats, else http. */
 export function kindOfUrl(url: string): 'http' | 'amqp' | 'nats' {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'amqp' || scheme === 'amqps') return 'amqp';
@@ -174,15 +179,17 @@ const TARGET_FLAGS: Array<[keyof JobCreateFlags, string]> = [
   ['pullPolicy', '--pull-policy'],
   ['user', '--user'],
   ['workdir', '--workdir'],
+  ['queue', '--queue'],
 ];
 /** Flags that only one kind takes. */
 const KIND_FLAGS: Record<string, Array<keyof JobCreateFlags>> = {
   http: ['method'],
   amqp: ['exchange', 'routingKey', 'transient'],
   nats: ['subject'],
+  pull: ['queue'],
   container: ['image', 'command', 'entrypoint', 'env', 'memoryMb', 'cpus', 'network', 'pullPolicy', 'user', 'workdir'],
 };
-/** Flags of every kind that calls an address, which a container target has none of. */
+/** Flags of the kinds that call an address, which pull and container targets have none of. */
 const ADDRESS_FLAGS: Array<keyof JobCreateFlags> = ['url', 'header'];
 
 /** The target the flags describe, merged over the file's; undefined when no target flag is given. */
@@ -192,6 +199,7 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
   const type =
     flags.type ??
     (flags.image !== undefined ? 'container' : undefined) ??
+    (flags.queue !== undefined ? 'pull' : undefined) ??
     (typeof current.type === 'string' ? current.type : undefined) ??
     kindOfUrl(flags.url ?? String(current.url ?? ''));
   const flagName = (name: keyof JobCreateFlags) => TARGET_FLAGS.find(([f]) => f === name)?.[1];
@@ -202,6 +210,19 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
         throw new UsageError(`${flagName(name)} applies only to ${kind} targets (this target is ${type})`);
       }
     }
+  }
+  if (type === 'pull') {
+    const given = TARGET_FLAGS.filter(([name]) => ADDRESS_FLAGS.includes(name) && flags[name] !== undefined);
+    if (given.length > 0) {
+      throw new UsageError(
+        `--queue (a pull target) cannot be combined with ${joinList(given.map(([, flag]) => flag))}`,
+      );
+    }
+    // A file's target of another kind has nothing a pull target keeps.
+    return {
+      type: 'pull',
+      queue: flags.queue ?? (current.type === 'pull' ? current.queue : undefined),
+    } as JobCreateBody['target'];
   }
   if (type === 'container') {
     const given = ADDRESS_FLAGS.find((name) => flags[name] !== undefined);

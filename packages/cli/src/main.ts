@@ -47,6 +47,18 @@ async function main(): Promise<number> {
     },
     now: () => new Date(),
     version: version(),
+    onInterrupt(handler) {
+      const listeners = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+        const listener = () => handler(signal);
+        process.on(signal, listener);
+        return [signal, listener] as const;
+      });
+      return () => {
+        for (const [signal, listener] of listeners) process.off(signal, listener);
+      };
+    },
+    // biome-ignore lint/style/noProcessEnv: not configuration — the environment `belfry worker` hands on to the commands it starts
+    processEnv: process.env,
   };
   return run(process.argv.slice(2), ctx);
 }

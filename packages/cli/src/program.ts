@@ -7,13 +7,16 @@ import { authCommands } from './commands/auth';
 import { jobsCommand } from './commands/jobs';
 import { dlqCommand, runsCommand } from './commands/runs';
 import { signingSecretCommand } from './commands/signing-secret';
+import { workerCommand } from './commands/worker';
 import type { Context } from './context';
 import { renderError } from './errors';
 import { limitsCommand } from './commands/limits';
 
 export function createProgram(ctx: Context): Command {
   const program = new Command('belfry')
-    .description('Belfry: manage scheduled jobs, runs and the dead letter from the command line')
+    .description(
+      'Belfry: manage scheduled jobs, runs and the dead letter from the command line, and run pull-queue workers',
+    )
     .version(ctx.version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
@@ -26,6 +29,7 @@ export function createProgram(ctx: Context): Command {
     dlqCommand(ctx),
     incidentsCommand(ctx),
     alertsCommand(ctx),
+    workerCommand(ctx),
     limitsCommand(ctx),
     signingSecretCommand(ctx),
     adminCommand(ctx),

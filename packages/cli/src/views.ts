@@ -57,6 +57,8 @@ export function describeTarget(target: Job['target']): string {
       return `amqp ${target.url} exchange ${JSON.stringify(target.exchange)} routing key ${JSON.stringify(target.routingKey)}${target.persistent ? '' : ' (transient)'}`;
     case 'nats':
       return `nats ${target.url} subject ${target.subject}`;
+    case 'pull':
+      return `pull queue ${target.queue}`;
     case 'container':
       return `container ${target.image}${target.command ? ` ${JSON.stringify(target.command)}` : ''}`;
     default:
@@ -70,6 +72,7 @@ function targetDetail(target: Job['target']): Array<[string, string]> {
     const entries = Object.entries(map);
     return entries.length ? entries.map(([k, v]) => `${k}: ${v}`).join(', ') : '-';
   };
+  if (target.type === 'pull') return [['target', describeTarget(target)]];
   if (target.type !== 'container') {
     return [
       ['target', describeTarget(target)],

@@ -13,6 +13,9 @@ import type {
   AlertChannelTestResult,
   AlertPolicy,
   AlertPolicyInput,
+  ClaimedRun,
+  ClaimRequest,
+  CompleteRequest,
   DeadLetterReplay,
   DeadLetterRun,
   Incident,
@@ -21,7 +24,9 @@ import type {
   JobPatch,
   Limits,
   operations,
+  HeartbeatRequest,
   Page,
+  PullQueue,
   ReplayResult,
   Run,
   SchedulePreview,
@@ -152,6 +157,40 @@ export class BelfryClient {
 
   replayDeadLetter(body: DeadLetterReplay): Promise<ReplayResult> {
     return dataOf(this.api.POST('/api/v1/dead-letter/replay', { body }));
+  }
+
+  /**
+   * Claims due runs of a pull queue (a long-poll with `waitSeconds`); each comes with the lease
+   * token that heartbeatRun and completeRun need. Give `timeoutMs` above `waitSeconds` when
+   * constructing the client. `signal` abandons the wait.
+   */
+  claimRuns(
+    queue: string,
+    body: ClaimRequest = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ data: ClaimedRun[] }> {
+    return dataOf(
+      this.api.POST('/api/v1/queues/{queue}/claim', {
+        params: { path: { queue } },
+        body,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+  }
+
+  /** Extends a claimed run's lease; an ApiError with status 409 when the lease is no longer held. */
+  heartbeatRun(runId: string, body: HeartbeatRequest): Promise<{ leaseExpiresAt: string }> {
+    return dataOf(this.api.POST('/api/v1/runs/{runId}/heartbeat', { params: { path: { runId } }, body }));
+  }
+
+  /** Reports how a claimed run's attempt ended; 409 (ApiError) with a stale lease token. */
+  completeRun(runId: string, body: CompleteRequest): Promise<Run> {
+    return dataOf(this.api.POST('/api/v1/runs/{runId}/complete', { params: { path: { runId } }, body }));
+  }
+
+  /** The tenant's pull queues: waiting, claimed, last claim, workers seen. */
+  listQueues(): Promise<{ data: PullQueue[] }> {
+    return dataOf(this.api.GET('/api/v1/queues'));
   }
 
   /** The next fire times of a cron expression or interval, exactly as the scheduler computes them. */

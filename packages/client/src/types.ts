@@ -51,6 +51,12 @@ export type AlertPolicyInput = Schemas['AlertPolicyInput'];
 export type JobAlerts = Schemas['JobAlerts'];
 export type Incident = Schemas['Incident'];
 export type Notification = Schemas['Notification'];
+/** Pull queues: what a worker sends to claim runs, and each run it gets with its lease. */
+export type ClaimRequest = operations['claimRuns']['requestBody']['content']['application/json'];
+export type ClaimedRun = Schemas['ClaimedRun'];
+export type HeartbeatRequest = Schemas['HeartbeatRequest'];
+export type CompleteRequest = operations['completeRun']['requestBody']['content']['application/json'];
+export type PullQueue = Schemas['PullQueue'];
 
 /**
  * RFC 9457 problem details as the API sends them. Only `detail` is certain: when a proxy or

@@ -87,3 +87,17 @@ describe('secret box keyring', () => {
     expect(parseKeyList(` ${RAW} ,, ${PASSPHRASE}`)).toEqual([RAW, PASSPHRASE]);
   });
 });
+
+describe('Keyring.macKeys', () => {
+  it('derives the same MAC key from the same material, another for another purpose or key, current first', () => {
+    const a = Keyring.from('material-one-0123456789');
+    const again = Keyring.from('material-one-0123456789');
+    expect(a.macKeys('p')[0]?.equals(again.macKeys('p')[0] as Buffer)).toBe(true);
+    expect(a.macKeys('p')[0]?.equals(a.macKeys('q')[0] as Buffer)).toBe(false);
+    const rotated = Keyring.from('material-two-0123456789', ['material-one-0123456789']);
+    const keys = rotated.macKeys('p');
+    expect(keys).toHaveLength(2);
+    expect(keys[1]?.equals(a.macKeys('p')[0] as Buffer)).toBe(true);
+    expect(keys[0]?.equals(a.macKeys('p')[0] as Buffer)).toBe(false);
+  });
+});

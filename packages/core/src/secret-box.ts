@@ -96,6 +96,12 @@ class RingKey {
     return Buffer.from(hkdfSync('sha256', this.inputKey(salt), salt, info, 32));
   }
 
+  /** A MAC key for `purpose`, the same in every process that has this key material. */
+  macKey(purpose: string): Buffer {
+    const salt = createHash('sha256').update('belfry-mac/v1').digest().subarray(0, SALT_BYTES);
+    return Buffer.from(hkdfSync('sha256', this.inputKey(salt), salt, Buffer.from(`belfry-mac/v1\0${purpose}`), 32));
+  }
+
   private inputKey(salt: Buffer): Buffer {
     if (this.raw) return this.raw;
     const cacheKey = salt.toString('hex');
@@ -150,6 +156,14 @@ export class Keyring {
   /** The id of the key new secrets are sealed with (hex). */
   get currentKeyId(): string {
     return this.current.id.toString('hex');
+  }
+
+  /**
+   * MAC keys for `purpose` (e.g. pull-queue lease tokens), current first: MAC with the first,
+   * accept any (so tokens issued before a key rotation still verify).
+   */
+  macKeys(purpose: string): Buffer[] {
+    return this.keys.map((k) => k.macKey(purpose));
   }
 
   /** Every key's id, current first (hex). */

@@ -10,7 +10,7 @@ import { ImageAllowList } from './container/images';
 import { HttpHandler, type HttpHandlerOptions } from './http/http';
 import { NatsHandler } from './nats/nats';
 import { KINDS } from './kinds';
-import type { ImplementedKind } from './schemas';
+import type { ImplementedKind, PullKind } from './schemas';
 import type { Handler } from './types';
 
 /** What handlers may need from the engine's configuration. */
@@ -22,7 +22,8 @@ export interface HandlerOptions {
   container?: ContainerHandlerOptions;
 }
 
-const FACTORIES: { [K in ImplementedKind]: (options: HandlerOptions) => Handler } = {
+// Pull kinds have no handler: the tenant's own workers run them.
+const FACTORIES: { [K in Exclude<ImplementedKind, PullKind>]: (options: HandlerOptions) => Handler } = {
   http: (options) => {
     const http: HttpHandlerOptions = { allowPrivateTargets: options.allowPrivateTargets };
     if (options.userAgent !== undefined) http.userAgent = options.userAgent;
@@ -65,5 +66,7 @@ export interface DefaultHandlerOptions extends HandlerOptions {
 /** A handler for every registered kind in the served lanes (pull runs are never executed here). */
 export function defaultHandlers(options: DefaultHandlerOptions): Handler[] {
   const lanes = options.lanes ?? WORKER_LANES;
-  return KINDS.filter((k) => k.lane !== 'pull' && lanes.includes(k.lane)).map((k) => FACTORIES[k.type](options));
+  return KINDS.flatMap((k) =>
+    k.type !== 'pull' && k.lane !== 'pull' && lanes.includes(k.lane) ? [FACTORIES[k.type](options)] : [],
+  );
 }

@@ -38,10 +38,13 @@ export { HTTP_METHODS, type HttpMethod, HttpTarget, HttpTargetInput } from './ht
 export { AmqpTarget, AmqpTargetInput } from './amqp/schema';
 export { NatsTarget, NatsTargetInput } from './nats/schema';
 export { maskUrlPassword } from './brokers/broker-url';
+export { PULL_QUEUE_PATTERN, PullQueueName, PullTarget, PullTargetInput } from './pull/schema';
 
 type Kinds = typeof KINDS;
 /** The kinds this build implements. */
 export type ImplementedKind = Kinds[number]['type'];
+/** The implemented kinds whose runs the tenant's workers pull (no engine handler). */
+export type PullKind = Extract<ImplementedKind, 'pull'>;
 
 // Mapped over the tuple (a generic parameter keeps it a tuple), for z.discriminatedUnion's options.
 type InputsOf<T extends readonly unknown[]> = { -readonly [I in keyof T]: T[I] extends { input: infer S } ? S : never };

@@ -5,7 +5,7 @@
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
-import { createPool, createPrisma, createQueueClient, localSecret, resolveDatabase } from '@belfry/db';
+import { createPool, createPrisma, createQueueClient, localSecret, PullWakeups, resolveDatabase } from '@belfry/db';
 import { ImageAllowList } from '@belfry/handlers/schemas';
 import { webEnv } from './env';
 import { log } from './log';
@@ -56,7 +56,24 @@ async function buildDeps(): Promise<ServiceDeps> {
       smtpFrom: env.BELFRY_SMTP_FROM,
     });
     const containerImages = ImageAllowList.parse(env.BELFRY_CONTAINER_IMAGES);
-    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender, containerImages };
+    // Long-polling pull-queue claims wake on NOTIFY; LISTEN needs a session: the direct URL.
+    const pullWakeups = new PullWakeups({
+      url: target.directUrl,
+      onError: (err) => log.warn({ err }, 'pull-queue wake listener error'),
+    });
+    await pullWakeups.start().catch((err: unknown) => log.warn({ err }, 'pull-queue wake listener not started'));
+    return {
+      prisma,
+      pool,
+      queue,
+      clock: systemClock,
+      log,
+      keyring,
+      partitions,
+      alertSender,
+      pullWakeups,
+      containerImages,
+    };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

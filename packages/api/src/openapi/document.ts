@@ -14,13 +14,18 @@ const TAGS = [
   { name: 'Jobs', description: 'Job definitions and their schedules' },
   { name: 'Runs', description: 'Executions of jobs and their delivery attempts' },
   { name: 'Dead letter', description: 'Runs whose attempts are exhausted' },
+  { name: 'Pull queues', description: 'Your own workers claim the runs of `pull` targets' },
   { name: 'Schedules', description: 'Schedule maths' },
   { name: 'Signing secret', description: 'The secret that signs webhook deliveries' },
   { name: 'Limits', description: 'What one tenant may take of what all tenants share' },
   { name: 'Meta', description: 'Health and this document' },
 ];
 
-const PARAM_DESCRIPTIONS: Record<string, string> = { id: 'Job id (job_...)', runId: 'Run id (run_...)' };
+const PARAM_DESCRIPTIONS: Record<string, string> = {
+  id: 'Job id (job_...)',
+  runId: 'Run id (run_...)',
+  queue: 'Pull queue name',
+};
 
 function pathParams(path: string): z.ZodObject | undefined {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);

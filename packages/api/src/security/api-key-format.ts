@@ -5,7 +5,15 @@ import { createHash, randomBytes } from 'node:crypto';
 export const API_KEY_PREFIX = 'bfy_';
 const KEY_PATTERN = /^bfy_[A-Za-z0-9_-]{43}$/;
 
-export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'runs:read', 'runs:write', 'admin'] as const;
+/** `queues:consume`: claim, heartbeat and complete pull-queue runs — and nothing else (a worker's key). */
+export const API_KEY_SCOPES = [
+  'jobs:read',
+  'jobs:write',
+  'runs:read',
+  'runs:write',
+  'queues:consume',
+  'admin',
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export function generateApiKey(): { key: string; prefix: string; hash: Buffer } {

@@ -19,6 +19,15 @@ describe('scopes', () => {
     expect(hasScope(key(['runs:write']), 'admin')).toBe(false);
   });
 
+  it('queues:consume is a scope of its own: it implies nothing, only admin implies it', () => {
+    expect(hasScope(key(['queues:consume']), 'queues:consume')).toBe(true);
+    for (const scope of ['jobs:read', 'jobs:write', 'runs:read', 'runs:write', 'admin'] as const) {
+      expect(hasScope(key(['queues:consume']), scope), scope).toBe(false);
+    }
+    expect(hasScope(key(['admin']), 'queues:consume')).toBe(true);
+    expect(hasScope(key(['jobs:write', 'runs:write']), 'queues:consume')).toBe(false);
+  });
+
   it('maps dashboard roles to scopes', () => {
     expect(hasScope(user('owner'), 'admin')).toBe(true);
     expect(hasScope(user('member'), 'jobs:write')).toBe(true);

@@ -4,7 +4,14 @@ import { accountRouter } from './routers/account';
 import { alertsRouter } from './routers/alerts';
 import { jobsRouter } from './routers/jobs';
 import { deadLetterRouter, runsRouter, scheduleRouter } from './routers/runs';
-import { apiKeysRouter, clusterRouter, limitsRouter, membersRouter, signingSecretRouter } from './routers/settings';
+import {
+  apiKeysRouter,
+  clusterRouter,
+  limitsRouter,
+  membersRouter,
+  queuesRouter,
+  signingSecretRouter,
+} from './routers/settings';
 import { router } from './init';
 
 export const appRouter = router({
@@ -18,6 +25,7 @@ export const appRouter = router({
   members: membersRouter,
   cluster: clusterRouter,
   alerts: alertsRouter,
+  queues: queuesRouter,
   limits: limitsRouter,
 });
 

@@ -105,11 +105,13 @@ export function jobsCommand(ctx: Context): Command {
     )
     .option(
       '--type <kind>',
-      'target kind: http, amqp, nats or container (default: container with --image, else from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
+      'target kind: http, amqp, nats, pull or container (default: --queue → pull, --image → container, else from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
     )
-    .option(
-      '--url <url>',
-      'target URL: http(s):// webhook, amqp(s)://user:pass@host/vhost broker or nats://user:pass@host',
+    .addOption(
+      new Option(
+        '--url <url>',
+        'target URL: http(s):// webhook, amqp(s)://user:pass@host/vhost broker or nats://user:pass@host',
+      ).conflicts('queue'),
     )
     .option('--method <method>', 'http: HTTP method (default POST)')
     .option('--header <name:value>', 'request or message header; repeat for more', parseWith(parseHeader))
@@ -135,6 +137,12 @@ export function jobsCommand(ctx: Context): Command {
     .option('--pull-policy <policy>', 'if-missing (default), never or always')
     .option('--user <user>', 'container user (name or uid, optionally :group)')
     .option('--workdir <path>', 'container working directory')
+    .addOption(
+      new Option(
+        '--queue <name>',
+        'pull queue instead of a webhook: your workers claim the runs (belfry worker)',
+      ).conflicts(['url', 'method', 'header']),
+    )
     .addOption(
       new Option('--payload <json>', 'JSON body sent to the target')
         .argParser(parseWith((v) => parseJson(v, '--payload')))

@@ -8,3 +8,5 @@ export * from './depth';
 export * from './discover';
 export * from './inspect';
 export * from './schema';
+export * from './pull';
+export * from './pull-wakeups';

@@ -1,9 +1,10 @@
 // The few line icons the navigation uses (inline SVG, no icon font).
-export type IconName = 'jobs' | 'dead' | 'cluster' | 'key' | 'secret' | 'members' | 'limits';
+export type IconName = 'jobs' | 'dead' | 'queues' | 'cluster' | 'key' | 'secret' | 'members' | 'limits';
 
 const PATHS: Record<IconName, string> = {
   jobs: 'M12 7v5l3 2 M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18',
   dead: 'M4 7h16 M6 7l1 12h10l1-12 M9 7V4h6v3 M10 11v5 M14 11v5',
+  queues: 'M4 6h16 M4 12h16 M4 18h10 M18 16l2 2-2 2',
   cluster: 'M4 5h16v5H4z M4 14h16v5H4z M7 7.5h.01 M7 16.5h.01',
   limits: 'M4 20h16 M6 16V10 M10 16V6 M14 16v-4 M18 16V8',
   key: 'M14 10a4 4 0 1 0-3.5 3.97L10 14v3h3v3h3l1-1v-3.5l-2.03-2.03A4 4 0 0 0 14 10z M15 8h.01',

@@ -12,6 +12,7 @@ const NAV: Array<{ href: string; label: string; icon: IconName; section?: string
   { href: '/dead-letter', label: 'Dead letter', icon: 'dead' },
   { href: '/incidents', label: 'Incidents', icon: 'dead' },
   { href: '/alerts', label: 'Alerts', icon: 'secret' },
+  { href: '/queues', label: 'Queues', icon: 'queues' },
   { href: '/cluster', label: 'Cluster', icon: 'cluster' },
   { href: '/api-keys', label: 'API keys', icon: 'key', section: 'Settings' },
   { href: '/signing-secret', label: 'Signing secret', icon: 'secret' },

@@ -4,6 +4,7 @@ import type { Route } from '../route';
 import { alertRoutes } from './alerts';
 import { jobRoutes } from './jobs';
 import { miscRoutes, openApiRoute } from './misc';
+import { queueRoutes } from './queues';
 import { runRoutes } from './runs';
 
 let document: unknown;
@@ -12,6 +13,7 @@ export const ROUTES: Route[] = [
   ...jobRoutes,
   ...runRoutes,
   ...alertRoutes,
+  ...queueRoutes,
   ...miscRoutes,
   openApiRoute(() => {
     document ??= buildOpenApiDocument(ROUTES);

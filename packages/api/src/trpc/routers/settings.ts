@@ -11,6 +11,7 @@ import {
   removeMember,
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { listPullQueues } from '../../services/pull-queues';
 import { getLimits } from '../../services/limits';
 import { readSigningSecret, revokePreviousSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
@@ -52,6 +53,10 @@ export const clusterRouter = router({
   overview: tenantProcedure.query(({ ctx }) =>
     clusterOverview(ctx.deps, ctx.actor, { operator: ctx.session.user.operator }),
   ),
+});
+
+export const queuesRouter = router({
+  list: tenantProcedure.query(({ ctx }) => listPullQueues(ctx.deps, ctx.actor)),
 });
 
 export const limitsRouter = router({

@@ -16,6 +16,7 @@ const SCOPES = [
   { value: 'jobs:write', help: 'Create, change, pause and delete jobs' },
   { value: 'runs:read', help: 'Read runs and the dead-letter queue' },
   { value: 'runs:write', help: 'Trigger, cancel and replay runs' },
+  { value: 'queues:consume', help: 'Claim and complete pull-queue runs (a worker’s key), nothing else' },
   { value: 'admin', help: 'Everything, including the signing secret' },
 ] as const;
 type Scope = (typeof SCOPES)[number]['value'];

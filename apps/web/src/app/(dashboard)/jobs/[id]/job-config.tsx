@@ -5,7 +5,6 @@ import { scheduleInWords, scheduleRaw, scheduleZone } from '../../../_lib/schedu
 import { formatInZone, formatLocal, relative, viewerZone } from '../../../_lib/time';
 import { MISFIRE_OPTIONS, OVERLAP_OPTIONS } from '../_form/options';
 import { targetUi } from '../_targets';
-import { NameValueList } from '../_targets/name-value-list';
 
 type Job = Outputs['jobs']['get'];
 type Row = [string, React.ReactNode];
@@ -62,24 +61,44 @@ function scheduleRows(job: Job, now: number): Row[] {
   ];
 }
 
+function payloadRow(job: Job): Row {
+  return [
+    'Payload',
+    job.payload === null ? (
+      <Muted key="v">None</Muted>
+    ) : (
+      <pre key="v" className="max-h-40 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">
+        {JSON.stringify(job.payload, null, 2)}
+      </pre>
+    ),
+  ];
+}
+
 function targetRows(job: Job): Row[] {
   const ui = targetUi(job.target.type);
   const headers = Object.entries('headers' in job.target ? (job.target.headers ?? {}) : {});
   return [
     ['Kind', ui?.label ?? job.target.type],
     ...(ui ? ui.rows(job.target) : []),
-    // kinds without headers (container) show their own name/value maps in their rows
-    ...((ui?.headers ?? true) ? ([['Headers', <NameValueList key="v" entries={headers} />]] as Row[]) : []),
-    [
-      'Payload',
-      job.payload === null ? (
-        <Muted key="v">None</Muted>
-      ) : (
-        <pre key="v" className="max-h-40 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">
-          {JSON.stringify(job.payload, null, 2)}
-        </pre>
-      ),
-    ],
+    ...(ui?.headers === false ? [] : [headersRow(headers)]),
+    payloadRow(job),
+  ];
+}
+
+function headersRow(headers: Array<[string, string]>): Row {
+  return [
+    'Headers',
+    headers.length ? (
+      <ul key="v" className="font-mono text-xs">
+        {headers.map(([k, v]) => (
+          <li key={k} className="break-all">
+            {k}: {v}
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <Muted key="v">None</Muted>
+    ),
   ];
 }
 
