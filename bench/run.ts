@@ -1,6 +1,6 @@
-// `npm run bench [-- --quick] [-- --only=herd,steady,peers,...]`: Belfry's benchmark suite. Prints a
+// `npm run bench [-- --quick] [-- --only=herd,steady,container,peers,...]`: Belfry's benchmark suite. Prints a
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
-// development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N; for the peers (bench/peers):
+// development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the handlers
 // scenario (target kinds side by side): --handlers=N runs per kind, --handler-kinds=http,amqp,nats,pull.
@@ -20,6 +20,7 @@ import { runHerd, type HerdResult } from './scenarios/herd';
 import { runFailover, type FailoverResult } from './scenarios/failover';
 import { runCreate, type CreateResult } from './scenarios/create';
 import { runOverhead, type OverheadResult } from './scenarios/overhead';
+import { runContainer, type ContainerResult } from './scenarios/container';
 import { runPull, type PullResult } from './scenarios/pull';
 import { runScale, type ScaleResult } from './scenarios/scale';
 import { runSteady, type SteadyResult } from './scenarios/steady';
@@ -123,6 +124,15 @@ async function main() {
       latencyRatioP99:
         small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
     };
+  }
+  let container: ContainerResult | undefined;
+  if (want('container')) {
+    const slots = Math.max(1, cpus().length);
+    log(
+      `container: ${P.containers} containers that exit at once, and as many bare docker run --rm, ${slots} at a time`,
+    );
+    container = await runContainer({ count: P.containers, slots });
+    results.container = container;
   }
   let create: CreateResult | undefined;
   if (want('create')) {
@@ -243,6 +253,7 @@ async function main() {
     fairHang,
     create,
     failover,
+    container,
     pull,
     handlers,
     peers,

@@ -55,6 +55,8 @@ export default defineConfig({
       BELFRY_PG_PORT: pgPort,
       BELFRY_HOME: join(root, '.belfry-e2e'),
       BELFRY_ALLOW_PRIVATE_TARGETS: '1',
+      // containers.spec.ts: the image it builds locally (nothing is pulled)
+      BELFRY_CONTAINER_IMAGES: 'belfry-test/*',
       NEXTAUTH_URL: BASE_URL,
     },
   },

@@ -15,6 +15,8 @@ const schema = z.object({
   BELFRY_FAULT_PG_PORT: z.preprocess(unset, z.coerce.number().int().min(1).max(65535).optional()),
   /** database-outage.int.test.ts: print the engine node's log even when the test passes */
   BELFRY_OUTAGE_LOGS: z.preprocess(unset, z.string().optional()).transform(Boolean),
+  /** container tests: the Docker Engine to use (default: the local socket) */
+  BELFRY_DOCKER_HOST: z.preprocess(unset, z.string().optional()),
 });
 
 export type TestEnv = z.infer<typeof schema>;

@@ -41,8 +41,9 @@ export async function insertTenant(
 
 export interface JobOptions {
   schedule: ScheduleSpec;
-  url: string;
-  /** a whole stored target (any kind) instead of the http target built from url/method/headers */
+  /** the http target's URL (ignored when `target` is given) */
+  url?: string;
+  /** a target of another kind, stored as given */
   target?: Record<string, unknown>;
   method?: string;
   headers?: Record<string, string>;
@@ -73,7 +74,12 @@ export async function insertJob(
   const target = sealTarget(
     TEST_KEYRING,
     tenantId,
-    (o.target ?? { type: 'http', url: o.url, method: o.method ?? 'POST', headers: o.headers ?? {} }) as never,
+    (o.target as Parameters<typeof sealTarget>[2] | undefined) ?? {
+      type: 'http',
+      url: o.url ?? '',
+      method: o.method ?? 'POST',
+      headers: o.headers ?? {},
+    },
     null,
   );
   await pool.query(

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { Keyring } from '@belfry/core';
 import { createPrisma, createQueueClient, PullWakeups } from '@belfry/db';
+import { ImageAllowList } from '@belfry/handlers/schemas';
 import { createRestHandler, createTenant, type Logger, type ServiceDeps } from '@belfry/api';
 import { createTestDatabase, type TestDatabase } from './db';
 
@@ -49,7 +50,12 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
-export async function startTestServer(): Promise<TestServer> {
+export interface TestServerOptions {
+  /** BELFRY_CONTAINER_IMAGES of this server; unset: container targets are refused */
+  containerImages?: string;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { max: 4 });
   const queue = await createQueueClient(db.url, { max: 4 });
@@ -65,6 +71,7 @@ export async function startTestServer(): Promise<TestServer> {
     keyring: Keyring.from(ENCRYPTION_KEY_MATERIAL),
     partitions: db.partitions,
     alertSender: new ChannelSenders({ links: dashboardLinks('http://localhost:3000'), allowPrivateTargets: true }),
+    containerImages: ImageAllowList.parse(options.containerImages),
     pullWakeups,
   };
   const handle = createRestHandler(async () => deps, { log: silent });

@@ -21,6 +21,8 @@ const config: NextConfig = {
     'pino',
     'nodemailer',
     'undici',
+    // the Docker Engine client (its ssh transport has a native addon); reached through @belfry/handlers
+    'dockerode',
   ],
   turbopack: { root: resolve(import.meta.dirname, '../..') },
   typedRoutes: false,

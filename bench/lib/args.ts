@@ -14,6 +14,8 @@ export interface BenchArgs {
     fairHang: number;
     /** handlers scenario: due runs per target kind */
     handlers: number;
+    /** container scenario: occurrences, and the bare docker run calls beside them */
+    containers: number;
     /** pull scenario: due runs completed through the REST API */
     pull: number;
     /** jobs the create scenario sends through POST /api/v1/jobs/batch */
@@ -81,6 +83,7 @@ export function parseArgs(args: string[]): BenchArgs {
       steadySeconds: numberArg('steady-seconds', base.steadySeconds),
       steadyRate: numberArg('steady-rate', 1000),
       handlers: numberArg('handlers', base.handlers),
+      containers: numberArg('containers', 200),
       pull: numberArg('pull', 20_000),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),

@@ -3,6 +3,7 @@
 import type { HandlersResult } from '../scenarios/handlers';
 import type { HerdResult } from '../scenarios/herd';
 import type { FailoverResult } from '../scenarios/failover';
+import type { ContainerResult } from '../scenarios/container';
 import type { CreateResult } from '../scenarios/create';
 import type { OverheadResult } from '../scenarios/overhead';
 import type { PullResult } from '../scenarios/pull';
@@ -24,6 +25,7 @@ export interface BenchFigures {
   fairHang?: HerdResult | undefined;
   create?: CreateResult | undefined;
   failover?: FailoverResult | undefined;
+  container?: ContainerResult | undefined;
   pull?: PullResult | undefined;
   handlers?: HandlersResult | undefined;
   peers: PeerResult[];
@@ -33,7 +35,21 @@ export interface BenchFigures {
 }
 
 export function summaryRows(f: BenchFigures): string[][] {
-  const { herd, herdJitter, steady, overhead, scale, fair, fairHang, create, failover, pull, handlers, results } = f;
+  const {
+    herd,
+    herdJitter,
+    steady,
+    overhead,
+    scale,
+    fair,
+    fairHang,
+    create,
+    failover,
+    container,
+    pull,
+    handlers,
+    results,
+  } = f;
   const rows: string[][] = [['scenario', 'figure', 'value', 'target']];
   if (herd) {
     rows.push(['herd', `jobs`, String(herd.parameters.jobs), '']);
@@ -140,6 +156,25 @@ export function summaryRows(f: BenchFigures): string[][] {
       `${fmt(failover.lagAfterKill.p50)} / ${fmt(failover.lagAfterKill.p99)} / ${fmt(failover.lagAfterKill.max)}`,
       '',
     ]);
+  }
+  if (container) {
+    const c = container;
+    rows.push(['container', 'occurrences succeeded', `${c.belfry.succeeded} / ${c.parameters.occurrences}`, '']);
+    rows.push([
+      'container',
+      'bare docker run p50/p99',
+      `${fmt(c.bare.startToExit.p50)} / ${fmt(c.bare.startToExit.p99)}`,
+      '',
+    ]);
+    rows.push([
+      'container',
+      'Belfry start-to-exit p50/p99',
+      `${fmt(c.belfry.startToExit.p50)} / ${fmt(c.belfry.startToExit.p99)}`,
+      '',
+    ]);
+    rows.push(['container', 'added overhead p50/p99', `${fmt(c.overheadMs.p50)} / ${fmt(c.overheadMs.p99)}`, '']);
+    rows.push(['container', 'Belfry ÷ bare p50', String(c.ratioP50 ?? '-'), '≤ 1.2']);
+    rows.push(['container', 'runs/s Belfry / bare', `${c.belfry.perSecond} / ${c.bare.perSecond}`, '']);
   }
   if (pull) {
     rows.push(['pull', 'runs completed / due', `${pull.completed} / ${pull.parameters.jobs}`, '']);

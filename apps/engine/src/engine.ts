@@ -23,7 +23,10 @@ import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
-import { createHandlerRegistry, defaultHandlers } from '@belfry/handlers';
+import { connectDocker, createHandlerRegistry, defaultHandlers, type HandlerOptions } from '@belfry/handlers';
+import { ContainerSweeper, DEPLOYMENT_LABEL } from './containers/container-sweeper';
+import { DockerEngine } from './containers/docker-engine';
+import { deploymentId } from './containers/deployment';
 import type { Log } from './logger';
 import { Reaper } from './maintenance/reaper';
 import { Retention } from './maintenance/retention';
@@ -138,11 +141,27 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     });
   }
 
+  let docker: DockerEngine | undefined;
+  let sweeper: ContainerSweeper | undefined;
   if (env.roles.includes('worker')) {
-    // The lanes this node's workers serve: push (HTTP and, later, broker publishes). A container
-    // lane joins where a Docker Engine answers, with slots of its own (issue 13).
+    // The lanes this node's workers serve: push (HTTP and broker publishes) always; the
+    // container lane where the operator allows images (BELFRY_CONTAINER_IMAGES), with slots of
+    // its own — zero while the Docker Engine does not answer.
     const lanes: WorkerLane[] = ['push'];
-    const handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: env.allowPrivateTargets, lanes }));
+    const handlerOptions: HandlerOptions = { allowPrivateTargets: env.allowPrivateTargets };
+    let deployment: string | undefined;
+    if (!env.containerImages.empty) {
+      lanes.push('container');
+      docker = new DockerEngine(connectDocker(env.dockerHost), log.child({ component: 'docker' }));
+      await docker.start();
+      deployment = await deploymentId(pool);
+      handlerOptions.container = {
+        docker: docker.docker,
+        images: env.containerImages,
+        labels: { [DEPLOYMENT_LABEL]: deployment },
+      };
+    }
+    const handlers = createHandlerRegistry(defaultHandlers({ ...handlerOptions, lanes }));
     const keyring = Keyring.from(localSecret('encryption-key', env.encryptionKeyMaterial), env.decryptionKeyMaterials);
     // LISTEN needs a session of its own: the direct URL.
     const wakeups = new Wakeups(pool, clock, { url: target.directUrl, discoveryMs: 2_000, lanes }, log);
@@ -158,7 +177,11 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       clock,
       config: {
         workerId: env.nodeId,
-        lanes: lanes.map((lane) => ({ lane, slots: () => env.workerConcurrency })),
+        lanes: lanes.map((lane) => ({
+          lane,
+          slots:
+            lane === 'container' ? () => (docker?.available ? env.containerSlots : 0) : () => env.workerConcurrency,
+        })),
         batchSize: 50,
         runLeaseMs: env.runLeaseMs,
         heartbeatMs: Math.max(500, Math.floor(env.runLeaseMs / 3)),
@@ -167,6 +190,24 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       log,
       metrics,
     });
+    const pool_ = workers;
+    if (docker && deployment) {
+      sweeper = new ContainerSweeper(
+        pool,
+        docker,
+        (run) => pool_.adopt(run),
+        {
+          workerId: env.nodeId,
+          deploymentId: deployment,
+          runLeaseMs: env.runLeaseMs,
+          intervalMs: 2_000,
+          killGraceSeconds: 10,
+        },
+        log.child({ component: 'container-sweeper' }),
+      );
+      // Slots come back with the engine: look for queued container runs at once.
+      docker.on('change', () => pool_.pump());
+    }
     const reaper = new Reaper(
       pool,
       boss,
@@ -178,15 +219,20 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       },
       log,
       metrics,
+      sweeper,
     );
     workers.start();
     await wakeups.start();
     reaper.start();
-    const pool_ = workers;
+    sweeper?.start();
+    const sweeper_ = sweeper;
+    const docker_ = docker;
     stops.push(async () => {
       await wakeups.stop();
+      await sweeper_?.stop();
       await reaper.stop();
       await pool_.stop();
+      docker_?.stop();
       await handlers.close();
     });
   }
@@ -233,6 +279,15 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     startLagMs: metrics.lagSummary(),
     clockOffsetMs: Math.round(clock.offset),
     metricsPort: served?.port ?? null,
+    lanes: env.roles.includes('worker') ? ['push', ...(docker ? ['container'] : [])] : [],
+    containers: docker
+      ? {
+          available: docker.available,
+          engineId: docker.engineId,
+          slots: env.containerSlots,
+          ...(docker.available ? {} : { error: docker.error }),
+        }
+      : null,
   }));
   log.info(
     { roles: env.roles, embedded: Boolean(target.embedded), metricsPort: served?.port ?? null },

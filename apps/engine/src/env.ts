@@ -1,8 +1,9 @@
 // The engine's configuration: parsed from the environment once, at start, with clear errors.
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseKeyList } from '@belfry/core';
 import { readDbEnv } from '@belfry/db';
+import { DEFAULT_DOCKER_HOST, dockerHostProblem, ImageAllowList } from '@belfry/handlers';
 import { LOG_LEVELS } from '@belfry/log';
 import { z } from 'zod';
 
@@ -55,6 +56,15 @@ const schema = z.object({
   BELFRY_ALERT_DIGEST_SECONDS: z.coerce.number().min(0).max(300).default(2),
   BELFRY_ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   BELFRY_LATE_CHECK_SECONDS: z.coerce.number().min(0.5).max(300).default(5),
+  BELFRY_DOCKER_HOST: z
+    .string()
+    .default(DEFAULT_DOCKER_HOST)
+    .superRefine((value, ctx) => {
+      const problem = dockerHostProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  BELFRY_CONTAINER_IMAGES: z.string().optional(),
+  BELFRY_CONTAINER_SLOTS: z.coerce.number().int().min(1).max(10_000).optional(),
 });
 
 export type Role = 'scheduler' | 'worker';
@@ -75,6 +85,10 @@ export interface EngineEnv {
   misfireGraceMs: number;
   tenantConcurrency: number;
   alerts: AlertsEnv;
+  /** container targets: the Docker Engine, the images allowed (none: the node serves no container lane), slots */
+  dockerHost: string;
+  containerImages: ImageAllowList;
+  containerSlots: number;
   db: ReturnType<typeof readDbEnv>;
 }
 
@@ -120,6 +134,9 @@ export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
       retrySeconds: e.BELFRY_ALERT_RETRY_SECONDS,
       lateCheckMs: e.BELFRY_LATE_CHECK_SECONDS * 1000,
     },
+    dockerHost: e.BELFRY_DOCKER_HOST,
+    containerImages: ImageAllowList.parse(e.BELFRY_CONTAINER_IMAGES),
+    containerSlots: e.BELFRY_CONTAINER_SLOTS ?? availableParallelism(),
     db: readDbEnv(env),
   };
 }

@@ -2,6 +2,7 @@
 import type { ChannelSender } from '@belfry/alerts';
 import type { Keyring } from '@belfry/core';
 import type { PrismaClient, PullWakeups, QueueClient } from '@belfry/db';
+import type { ImageAllowList } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 
 export interface Logger {
@@ -28,6 +29,8 @@ export interface ServiceDeps {
   queue: QueueClient;
   /** sends alert channels' test notifications; without one, "send test" answers not delivered */
   alertSender?: ChannelSender;
+  /** images container targets may use (BELFRY_CONTAINER_IMAGES); absent or empty: container targets are refused */
+  containerImages?: ImageAllowList;
   /** wakes long-polling pull-queue claims (LISTEN); without it they poll every second */
   pullWakeups?: PullWakeups;
 }

@@ -157,6 +157,7 @@ describe('GET /api/v1/jobs/{id}/runs and /api/v1/runs/{runId}', () => {
       durationMs: 120,
       error: 'HTTP 503',
       responseSnippet: 'unavailable',
+      exitCode: null,
     });
     expect(Object.keys(run).sort()).toEqual(
       [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './errors';
-import { buildJobBody, parseHeader, parseJson } from './job-input';
+import { buildJobBody, parseArgs, parseCpus, parseEnv, parseHeader, parseJson } from './job-input';
 
 describe('buildJobBody from flags', () => {
   it('builds a cron job with every common field', () => {
@@ -47,7 +47,7 @@ describe('buildJobBody from flags', () => {
 
   it('names every missing required flag', () => {
     expect(() => buildJobBody(undefined, {})).toThrow(
-      /needs --name, a schedule \(--cron, --every or --at\) and --url or --queue/,
+      /needs --name, a schedule \(--cron, --every or --at\) and --url, --queue or --image/,
     );
     expect(() => buildJobBody(undefined, { name: 'n', cron: '* * * * *' })).toThrow(/needs --url/);
     expect(() => buildJobBody(undefined, {})).toThrow(UsageError);
@@ -92,6 +92,63 @@ describe('buildJobBody from --file', () => {
   it('refuses a file that is not an object', () => {
     expect(() => buildJobBody([1], {})).toThrow(/JSON object/);
     expect(() => buildJobBody('x', {})).toThrow(/JSON object/);
+  });
+});
+
+describe('container flags', () => {
+  it('builds a container target, merging env and splitting the command', () => {
+    const body = buildJobBody(undefined, {
+      name: 'n',
+      every: 60,
+      image: 'registry.example.com/jobs/report:1.4',
+      command: parseArgs('report --daily', '--command'),
+      env: parseEnv('B=2', parseEnv('A=1=x', undefined)),
+      memoryMb: 256,
+      cpus: parseCpus('0.5'),
+      network: 'bridge',
+      pullPolicy: 'never',
+      user: '1000',
+      workdir: '/app',
+    });
+    expect(body.target).toEqual({
+      type: 'container',
+      image: 'registry.example.com/jobs/report:1.4',
+      command: ['report', '--daily'],
+      env: { A: '1=x', B: '2' },
+      memoryMb: 256,
+      cpus: 0.5,
+      network: 'bridge',
+      pullPolicy: 'never',
+      user: '1000',
+      workingDir: '/app',
+    });
+    expect(parseArgs('["sh", "-c", "echo hi"]', '--command')).toEqual(['sh', '-c', 'echo hi']);
+    expect(() => parseArgs('[1]', '--command')).toThrow(/JSON array of strings/);
+    expect(() => parseEnv('=x', undefined)).toThrow(/NAME=value/);
+    expect(() => parseCpus('-1')).toThrow(/positive/);
+  });
+
+  it('refuses HTTP and container flags together', () => {
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, url: 'https://x.test', image: 'a' })).toThrow(
+      /--url does not apply to container targets/,
+    );
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, image: 'a', header: { a: '1' } })).toThrow(UsageError);
+    expect(() => buildJobBody(undefined, { name: 'n', every: 5, url: 'https://x.test', memoryMb: 64 })).toThrow(
+      /--memory-mb applies only to container targets \(this target is http\)/,
+    );
+  });
+
+  it("merges env flags over a file's container target, and starts afresh when the kind changes", () => {
+    const file = { target: { type: 'container', image: 'a:1', env: { A: '1' }, memoryMb: 128 } };
+    expect(buildJobBody(file, { env: { B: '2' }, cpus: 2 }).target).toEqual({
+      type: 'container',
+      image: 'a:1',
+      env: { A: '1', B: '2' },
+      memoryMb: 128,
+      cpus: 2,
+    });
+    const http = { target: { type: 'http', url: 'https://a.test', method: 'GET' } };
+    expect(buildJobBody(http, { image: 'b:2' }).target).toEqual({ type: 'container', image: 'b:2' });
   });
 });
 

@@ -16,6 +16,8 @@ export type JobCreateBody = Partial<Omit<JobCreate, 'target'>> & {
   [field: string]: unknown;
 };
 
+type ContainerTargetInput = Extract<TargetInput, { type: 'container' }>;
+
 export interface JobCreateFlags {
   name?: string;
   cron?: string;
@@ -39,6 +41,17 @@ export interface JobCreateFlags {
   transient?: boolean;
   /** nats: the subject */
   subject?: string;
+  image?: string;
+  /** parsed --command / --entrypoint: a JSON array, or words split on spaces */
+  command?: string[];
+  entrypoint?: string[];
+  env?: Record<string, string>;
+  memoryMb?: number;
+  cpus?: number;
+  network?: string;
+  pullPolicy?: string;
+  user?: string;
+  workdir?: string;
   /** parsed --payload or --payload-file content */
   payload?: unknown;
   maxAttempts?: number;
@@ -65,6 +78,16 @@ export const JOB_FIELD_HINTS: FieldHints = {
   'target.routingKey': '--routing-key',
   'target.persistent': '--transient',
   'target.subject': '--subject',
+  'target.image': '--image',
+  'target.command': '--command',
+  'target.entrypoint': '--entrypoint',
+  'target.env': '--env',
+  'target.memoryMb': '--memory-mb',
+  'target.cpus': '--cpus',
+  'target.network': '--network',
+  'target.pullPolicy': '--pull-policy',
+  'target.user': '--user',
+  'target.workingDir': '--workdir',
   'target.queue': '--queue',
   payload: '--payload',
   'retry.maxAttempts': '--max-attempts',
@@ -122,7 +145,7 @@ export function buildJobBody(file: unknown, flags: JobCreateFlags): JobCreateBod
     const missing = [
       body.name === undefined ? '--name' : null,
       body.schedule === undefined ? 'a schedule (--cron, --every or --at)' : null,
-      body.target === undefined ? '--url or --queue' : null,
+      body.target === undefined ? '--url, --queue or --image' : null,
     ].filter((m): m is string => m !== null);
     if (missing.length) throw new UsageError(`jobs create needs ${joinList(missing)} (or --file job.json)`);
   }
@@ -146,6 +169,16 @@ const TARGET_FLAGS: Array<[keyof JobCreateFlags, string]> = [
   ['routingKey', '--routing-key'],
   ['transient', '--transient'],
   ['subject', '--subject'],
+  ['image', '--image'],
+  ['command', '--command'],
+  ['entrypoint', '--entrypoint'],
+  ['env', '--env'],
+  ['memoryMb', '--memory-mb'],
+  ['cpus', '--cpus'],
+  ['network', '--network'],
+  ['pullPolicy', '--pull-policy'],
+  ['user', '--user'],
+  ['workdir', '--workdir'],
   ['queue', '--queue'],
 ];
 /** Flags that only one kind takes. */
@@ -154,9 +187,10 @@ const KIND_FLAGS: Record<string, Array<keyof JobCreateFlags>> = {
   amqp: ['exchange', 'routingKey', 'transient'],
   nats: ['subject'],
   pull: ['queue'],
+  container: ['image', 'command', 'entrypoint', 'env', 'memoryMb', 'cpus', 'network', 'pullPolicy', 'user', 'workdir'],
 };
-/** Flags a pull target (which has no URL and no headers) refuses, beside the other kinds' own. */
-const NOT_PULL_FLAGS: Array<keyof JobCreateFlags> = ['url', 'header'];
+/** Flags of the kinds that call an address, which pull and container targets have none of. */
+const ADDRESS_FLAGS: Array<keyof JobCreateFlags> = ['url', 'header'];
 
 /** The target the flags describe, merged over the file's; undefined when no target flag is given. */
 function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody['target'] | undefined {
@@ -164,20 +198,21 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
   const current: Record<string, unknown> = isObject(fileTarget) ? fileTarget : {};
   const type =
     flags.type ??
+    (flags.image !== undefined ? 'container' : undefined) ??
     (flags.queue !== undefined ? 'pull' : undefined) ??
     (typeof current.type === 'string' ? current.type : undefined) ??
     kindOfUrl(flags.url ?? String(current.url ?? ''));
+  const flagName = (name: keyof JobCreateFlags) => TARGET_FLAGS.find(([f]) => f === name)?.[1];
   for (const [kind, names] of Object.entries(KIND_FLAGS)) {
     if (kind === type) continue;
     for (const name of names) {
       if (flags[name] !== undefined) {
-        const flag = TARGET_FLAGS.find(([f]) => f === name)?.[1];
-        throw new UsageError(`${flag} applies only to ${kind} targets (this target is ${type})`);
+        throw new UsageError(`${flagName(name)} applies only to ${kind} targets (this target is ${type})`);
       }
     }
   }
   if (type === 'pull') {
-    const given = TARGET_FLAGS.filter(([name]) => NOT_PULL_FLAGS.includes(name) && flags[name] !== undefined);
+    const given = TARGET_FLAGS.filter(([name]) => ADDRESS_FLAGS.includes(name) && flags[name] !== undefined);
     if (given.length > 0) {
       throw new UsageError(
         `--queue (a pull target) cannot be combined with ${joinList(given.map(([, flag]) => flag))}`,
@@ -189,8 +224,16 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
       queue: flags.queue ?? (current.type === 'pull' ? current.queue : undefined),
     } as JobCreateBody['target'];
   }
-  const currentHeaders = isObject(current.headers) ? current.headers : {};
-  const target: Record<string, unknown> = { ...current, type };
+  if (type === 'container') {
+    const given = ADDRESS_FLAGS.find((name) => flags[name] !== undefined);
+    if (given)
+      throw new UsageError(`${flagName(given)} does not apply to container targets (give --image and its flags)`);
+  }
+  // Switching kinds starts a fresh target: the fields of the file's other kind would not fit.
+  const base = current.type === undefined || current.type === type ? current : {};
+  const currentHeaders = isObject(base.headers) ? base.headers : {};
+  const currentEnv = isObject(base.env) ? base.env : {};
+  const target: Record<string, unknown> = { ...base, type };
   if (flags.url !== undefined) target.url = flags.url;
   // any method the user typed; the server names the ones it accepts
   if (flags.method !== undefined) target.method = flags.method.toUpperCase();
@@ -199,7 +242,50 @@ function buildTarget(fileTarget: unknown, flags: JobCreateFlags): JobCreateBody[
   if (flags.routingKey !== undefined) target.routingKey = flags.routingKey;
   if (flags.transient !== undefined) target.persistent = !flags.transient;
   if (flags.subject !== undefined) target.subject = flags.subject;
+  Object.assign(target, containerFields(flags));
+  if (flags.env !== undefined) target.env = { ...currentEnv, ...flags.env };
   return target as JobCreateBody['target'];
+}
+
+/** The container target fields the flags set (env apart). */
+function containerFields(flags: JobCreateFlags): Partial<ContainerTargetInput> {
+  const fields: Partial<ContainerTargetInput> & Record<string, unknown> = {};
+  if (flags.image !== undefined) fields.image = flags.image;
+  if (flags.command !== undefined) fields.command = flags.command;
+  if (flags.entrypoint !== undefined) fields.entrypoint = flags.entrypoint;
+  if (flags.memoryMb !== undefined) fields.memoryMb = flags.memoryMb;
+  if (flags.cpus !== undefined) fields.cpus = flags.cpus;
+  // any value the user typed; the server names the ones it accepts
+  if (flags.network !== undefined) fields.network = flags.network as ContainerTargetInput['network'];
+  if (flags.pullPolicy !== undefined) fields.pullPolicy = flags.pullPolicy as ContainerTargetInput['pullPolicy'];
+  if (flags.user !== undefined) fields.user = flags.user;
+  if (flags.workdir !== undefined) fields.workingDir = flags.workdir;
+  return fields;
+}
+
+/** `--command '["sh","-c","echo hi"]'` (a JSON array of strings) or `--command "report --daily"` (split on spaces). */
+export function parseArgs(text: string, flag: string): string[] {
+  if (text.trimStart().startsWith('[')) {
+    const value = parseJson(text, flag);
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+      throw new CliError(`${flag} must be a JSON array of strings, or words separated by spaces`);
+    }
+    return value as string[];
+  }
+  return text.split(/\s+/).filter(Boolean);
+}
+
+/** `--cpus 0.5`: a positive number (the server checks the range). */
+export function parseCpus(text: string): number {
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || Number(text) <= 0) throw new Error('must be a positive number, e.g. 0.5');
+  return Number(text);
+}
+
+/** `--env NAME=value`, repeatable; later values replace earlier ones of the same name. */
+export function parseEnv(text: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new Error(`'${text}' is not a variable: use NAME=value, e.g. --env REPORT_KIND=daily`);
+  return { ...previous, [text.slice(0, eq)]: text.slice(eq + 1) };
 }
 
 function joinList(items: string[]): string {

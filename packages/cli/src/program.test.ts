@@ -59,7 +59,7 @@ describe('usage errors exit 2', () => {
 
   it('says which flags jobs create is missing', async () => {
     const out = await memoryCli(ok).exec('jobs', 'create', '--name', 'n', '--cron', '0 * * * *');
-    expect(out.stderr).toBe('error: jobs create needs --url or --queue (or --file job.json)\n');
+    expect(out.stderr).toBe('error: jobs create needs --url, --queue or --image (or --file job.json)\n');
   });
 });
 

@@ -47,6 +47,7 @@ const run: Run = {
       durationMs: 120,
       error: 'HTTP 503',
       responseSnippet: 'unavailable',
+      exitCode: null,
     },
     {
       attempt: 2,
@@ -58,6 +59,7 @@ const run: Run = {
       durationMs: 500,
       error: 'HTTP 500',
       responseSnippet: 'boom',
+      exitCode: null,
     },
   ],
 };

@@ -59,13 +59,35 @@ export function describeTarget(target: Job['target']): string {
       return `nats ${target.url} subject ${target.subject}`;
     case 'pull':
       return `pull queue ${target.queue}`;
+    case 'container':
+      return `container ${target.image}${target.command ? ` ${JSON.stringify(target.command)}` : ''}`;
     default:
       return (target as { type: string }).type;
   }
 }
 
+/** The job detail's target rows: the line above, then headers, or a container's entrypoint, env and limits. */
+function targetDetail(target: Job['target']): Array<[string, string]> {
+  const pairs = (map: Record<string, string>) => {
+    const entries = Object.entries(map);
+    return entries.length ? entries.map(([k, v]) => `${k}: ${v}`).join(', ') : '-';
+  };
+  if (target.type === 'pull') return [['target', describeTarget(target)]];
+  if (target.type !== 'container') {
+    return [
+      ['target', describeTarget(target)],
+      ['headers', pairs(target.headers ?? {})],
+    ];
+  }
+  return [
+    ['target', describeTarget(target)],
+    ...(target.entrypoint ? ([['entrypoint', JSON.stringify(target.entrypoint)]] as Array<[string, string]>) : []),
+    ['env', pairs(target.env)],
+    ['limits', `${target.memoryMb} MiB, ${target.cpus} CPU, network ${target.network}, pull ${target.pullPolicy}`],
+  ];
+}
+
 export function jobDetail(job: Job, now: Date): string {
-  const headers = Object.entries(('headers' in job.target && job.target.headers) || {});
   const { retry } = job;
   return keyValues([
     ['id', job.id],
@@ -73,8 +95,7 @@ export function jobDetail(job: Job, now: Date): string {
     ['status', job.status],
     ['schedule', describeSchedule(job.schedule)],
     ['next run', formatInstant(job.nextRunAt, now)],
-    ['target', describeTarget(job.target)],
-    ['headers', headers.length ? headers.map(([k, v]) => `${k}: ${v}`).join(', ') : '-'],
+    ...targetDetail(job.target),
     ['payload', job.payload === null || job.payload === undefined ? '-' : truncate(JSON.stringify(job.payload), 200)],
     [
       'retry',

@@ -11,9 +11,10 @@ export interface RetryPolicy {
 /**
  * Why an attempt failed: it timed out, the connection failed, the target answered an HTTP
  * error, the target was refused (private address), the request was invalid, or the lease of
- * whoever ran it expired (a worker that died or stopped heartbeating — its outcome is unknown).
+ * whoever ran it expired (a worker that died or stopped heartbeating — its outcome is unknown);
+ * for containers, the process exited non-zero (`exit`) or its image could not be had (`image`).
  */
-export type FailureKind = 'timeout' | 'connection' | 'http' | 'refused' | 'invalid' | 'lease';
+export type FailureKind = 'timeout' | 'connection' | 'http' | 'refused' | 'invalid' | 'lease' | 'exit' | 'image';
 
 function assertPolicy(policy: RetryPolicy): void {
   const { initialDelaySeconds: initial, maxDelaySeconds: max } = policy;
@@ -126,7 +127,8 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
 
 /**
  * Timeouts, connection errors, 408, 429 and 5xx are transient and worth retrying, and so is
- * an attempt whose lease expired (the worker died; the target may be fine).
+ * an attempt whose lease expired (the worker died; the target may be fine), a container that
+ * exited non-zero and an image that could not be pulled (the job's `retry` bounds them).
  * Everything else is a verdict that won't change by asking again: other 4xx, 3xx
  * (redirects are deliberately not followed, so retrying would redirect again), targets
  * refused by the SSRF guard, and invalid requests. An 'http' failure without a status
@@ -137,6 +139,8 @@ export function isRetryable(kind: FailureKind, httpStatus?: number | null): bool
     case 'timeout':
     case 'connection':
     case 'lease':
+    case 'exit':
+    case 'image':
       return true;
     case 'http':
       if (httpStatus == null || !Number.isInteger(httpStatus)) return false;

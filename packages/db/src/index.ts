@@ -29,5 +29,6 @@ export * from './sql/alert-notifications';
 export * from './sql/record-alert-outcomes';
 export * from './sql/alert-outbox';
 export * from './sql/late-incidents';
+export * from './sql/adopt-container-runs';
 export * from './sql/claim-pull-runs';
 export * from './sql/pull-leases';

@@ -7,3 +7,13 @@ export * from './guard/ssrf-guard';
 export { HttpHandler, type HttpHandlerOptions, type HttpTarget } from './http/http';
 export { AmqpHandler, type AmqpHandlerOptions, type AmqpTarget } from './amqp/amqp';
 export { NatsHandler, type NatsHandlerOptions, type NatsTarget } from './nats/nats';
+export { ContainerHandler, type ContainerHandlerOptions } from './container/container';
+export {
+  connectDocker,
+  containerName,
+  DEFAULT_DOCKER_HOST,
+  dockerHostProblem,
+  dockerMessage,
+  dockerStatus,
+  LABELS as CONTAINER_LABELS,
+} from './container/docker';

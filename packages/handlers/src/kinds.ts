@@ -3,8 +3,9 @@
 // must then name the same kinds (all but the pull lane's, which the engine never executes),
 // which the compiler checks.
 import { amqpKind } from './amqp/schema';
+import { containerKind } from './container/schema';
 import { httpKind } from './http/schema';
 import { natsKind } from './nats/schema';
 import { pullKind } from './pull/schema';
 
-export const KINDS = [httpKind, amqpKind, natsKind, pullKind] as const;
+export const KINDS = [httpKind, amqpKind, natsKind, pullKind, containerKind] as const;

@@ -4,6 +4,9 @@
 // `target.type`.
 import { type Lane, WORKER_LANES } from '@belfry/core';
 import { AmqpHandler } from './amqp/amqp';
+import { ContainerHandler, type ContainerHandlerOptions } from './container/container';
+import { connectDocker } from './container/docker';
+import { ImageAllowList } from './container/images';
 import { HttpHandler, type HttpHandlerOptions } from './http/http';
 import { NatsHandler } from './nats/nats';
 import { KINDS } from './kinds';
@@ -15,6 +18,8 @@ export interface HandlerOptions {
   /** development only: deliver to loopback/private/link-local targets */
   allowPrivateTargets: boolean;
   userAgent?: string;
+  /** the Docker Engine and image allow-list of container targets; default the local socket, no image allowed */
+  container?: ContainerHandlerOptions;
 }
 
 // Pull kinds have no handler: the tenant's own workers run them.
@@ -26,6 +31,8 @@ const FACTORIES: { [K in Exclude<ImplementedKind, PullKind>]: (options: HandlerO
   },
   amqp: (options) => new AmqpHandler({ allowPrivateTargets: options.allowPrivateTargets }),
   nats: (options) => new NatsHandler({ allowPrivateTargets: options.allowPrivateTargets }),
+  container: (options) =>
+    new ContainerHandler(options.container ?? { docker: connectDocker(), images: ImageAllowList.parse(undefined) }),
 };
 
 export interface HandlerRegistry {

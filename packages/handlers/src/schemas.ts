@@ -25,6 +25,15 @@ export {
 } from './secrets';
 export { KINDS } from './kinds';
 export { TargetHeaders } from './fields';
+export {
+  ContainerTarget,
+  ContainerTargetInput,
+  NETWORKS,
+  PULL_POLICIES,
+  type PullPolicy,
+  type StoredContainerTarget,
+} from './container/schema';
+export { ImageAllowList, imageReferenceProblem } from './container/images';
 export { HTTP_METHODS, type HttpMethod, HttpTarget, HttpTargetInput } from './http/schema';
 export { AmqpTarget, AmqpTargetInput } from './amqp/schema';
 export { NatsTarget, NatsTargetInput } from './nats/schema';

@@ -13,6 +13,8 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** the tenant's signing secrets, current first (two during a rotation) */
   signingSecrets: string[];
+  /** the attempt was started by a node that died: pick up what it left (a container) rather than start anew */
+  resumed?: boolean;
   now(): Date;
 }
 
@@ -22,7 +24,9 @@ export interface HandlerOutcome {
   failure?: FailureKind;
   httpStatus?: number | null;
   error?: string | null;
-  /** first 4 KiB of the response body (UTF-8, cut on a character boundary) */
+  /** a container's exit code */
+  exitCode?: number | null;
+  /** first 4 KiB of the response body, or a container's last 4 KiB of output (UTF-8, cut on a character boundary) */
   responseSnippet?: string | null;
   /** from a Retry-After header, in ms */
   retryAfterMs?: number | null;

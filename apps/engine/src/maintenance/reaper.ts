@@ -2,10 +2,13 @@
 // the lost attempt is closed as failed and the run is retried with backoff, or goes dead when
 // its attempts are used up (decideRetry, the same decision as for a failed delivery), so a
 // target that kills its worker every time ends in the dead letter. Runs on every worker node;
-// row locks with SKIP LOCKED keep two reapers from taking the same run.
+// row locks with SKIP LOCKED keep two reapers from taking the same run. Container runs are not
+// reaped while their container lives: a node on the same Docker Engine looks for it (and leaves
+// it to the container sweeper, which adopts it); others wait until it is long past its timeout.
 import { decideRetry } from '@belfry/core';
 import {
   enqueueRuns,
+  type ExpiredRun,
   type ExpiredRunVerdict,
   failExpiredRuns,
   pgExecutor,
@@ -18,6 +21,14 @@ import type pg from 'pg';
 import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
+
+/** What the reaper may ask this node's Docker Engine (container lane nodes only). */
+export interface ContainerPresence {
+  /** this node's Docker Engine ID, null while it does not answer */
+  engineId(): string | null;
+  /** whether the container of this run's attempt exists there (running or not) */
+  exists(runId: string, attempt: number): Promise<boolean>;
+}
 
 export interface ReaperConfig {
   intervalMs: number;
@@ -57,6 +68,7 @@ export class Reaper {
     private readonly config: ReaperConfig,
     private readonly log: Log,
     private readonly metrics?: Metrics,
+    private readonly containers?: ContainerPresence,
   ) {}
 
   start(): void {
@@ -88,6 +100,23 @@ export class Reaper {
     await this.running;
   }
 
+  /** Drops container runs whose container still exists on this node's engine (the sweeper adopts them). */
+  private async leaveLiveContainers(expired: ExpiredRun[], engineId: string | null): Promise<ExpiredRun[]> {
+    const containers = this.containers;
+    if (!containers || !engineId) return expired;
+    const keep = await Promise.all(
+      expired.map(async (run) => {
+        if (run.target_type !== 'container' || run.worker_docker_engine !== engineId) return true;
+        try {
+          return !(await containers.exists(run.id, run.attempt));
+        } catch {
+          return false; // the engine did not answer: decide next time
+        }
+      }),
+    );
+    return expired.filter((_, i) => keep[i]);
+  }
+
   private async pass(): Promise<void> {
     if (this.outage) {
       await this.pool.query('SELECT 1');
@@ -109,10 +138,12 @@ export class Reaper {
     const { reaped, retried, workers } = await withTransaction(
       this.pool,
       async (client) => {
-        const expired = await selectExpiredRuns(client, this.config.batchSize);
-        if (expired.length && Date.now() - scanStarted > (this.config.maxScanMs ?? Number.POSITIVE_INFINITY)) {
+        const engineId = this.containers?.engineId() ?? null;
+        const scanned = await selectExpiredRuns(client, this.config.batchSize, { dockerEngineId: engineId });
+        if (scanned.length && Date.now() - scanStarted > (this.config.maxScanMs ?? Number.POSITIVE_INFINITY)) {
           throw new HeldUpScan(`the scan for expired leases took ${Date.now() - scanStarted} ms; not reaping on it`);
         }
+        const expired = await this.leaveLiveContainers(scanned, engineId);
         const verdicts: ExpiredRunVerdict[] = expired.map((run) => {
           const decision = decideRetry(
             {

@@ -22,6 +22,8 @@ export interface Execution {
   reason: StopReason | null;
   /** the handler returned; its outcome is being recorded (no more heartbeats needed) */
   finished: boolean;
+  /** adopted from a node that died mid-attempt (same attempt): the handler picks up what it left */
+  resumed?: boolean;
   done: Promise<void>;
 }
 
@@ -65,7 +67,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     }
   }
   const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.due_at;
-  deps.onStart?.(deps.clock.now() - due.getTime(), run.tenant_id);
+  if (!execution.resumed) deps.onStart?.(deps.clock.now() - due.getTime(), run.tenant_id);
   if (!started) return notRun('connection', 'not started: stopped before it was due');
   const handler = deps.handlers.get(run.target.type);
   if (!handler) return notRun('invalid', `no handler for target type '${run.target.type}'`);
@@ -86,6 +88,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
       timeoutMs: run.timeout_seconds * 1000,
       signal: execution.abort.signal,
       signingSecrets: await deps.secrets.get(run.tenant_id),
+      ...(execution.resumed ? { resumed: true } : {}),
       now: () => new Date(deps.clock.now()),
     });
   } catch (err) {

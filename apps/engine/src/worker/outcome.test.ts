@@ -54,6 +54,7 @@ describe('attemptOutcome', () => {
       error: null,
       responseSnippet: 'ok',
       requestHeaders: { a: 'b' },
+      exitCode: null,
     });
   });
 

@@ -23,6 +23,7 @@ export function attemptOutcome(
     durationMs: Math.round(outcome.durationMs),
     responseSnippet: outcome.responseSnippet ?? null,
     requestHeaders: outcome.requestHeaders ?? null,
+    exitCode: outcome.exitCode ?? null,
   };
   if (outcome.ok) {
     return { ...base, runStatus: 'succeeded', attemptStatus: 'succeeded', nextAttemptAt: null, error: null };

@@ -180,7 +180,19 @@ export class WorkerPool {
     }
   }
 
-  private execute(lane: Lane, run: ClaimedRun): void {
+  /**
+   * Takes over a container run whose node died mid-attempt (the sweeper re-leased it to this
+   * worker, same attempt): executed like a claimed run, its handler adopting the container.
+   * False when this pool does not serve the container lane, is stopping, or runs it already.
+   */
+  adopt(run: ClaimedRun): boolean {
+    const lane = this.lanes.get('container');
+    if (!lane || this.stopping || this.inflight.has(run.id)) return false;
+    this.execute(lane, run, true);
+    return true;
+  }
+
+  private execute(lane: Lane, run: ClaimedRun, resumed = false): void {
     const execution: Execution = {
       run,
       lane: lane.lane,
@@ -188,6 +200,7 @@ export class WorkerPool {
       reason: null,
       finished: false,
       done: Promise.resolve(),
+      ...(resumed ? { resumed } : {}),
     };
     this.inflight.set(run.id, execution);
     lane.inflight++;

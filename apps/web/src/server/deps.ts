@@ -6,6 +6,7 @@ import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
 import { type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, PullWakeups, resolveDatabase } from '@belfry/db';
+import { ImageAllowList } from '@belfry/handlers/schemas';
 import { webEnv } from './env';
 import { log } from './log';
 
@@ -54,13 +55,25 @@ async function buildDeps(): Promise<ServiceDeps> {
       smtpUrl: env.BELFRY_SMTP_URL,
       smtpFrom: env.BELFRY_SMTP_FROM,
     });
+    const containerImages = ImageAllowList.parse(env.BELFRY_CONTAINER_IMAGES);
     // Long-polling pull-queue claims wake on NOTIFY; LISTEN needs a session: the direct URL.
     const pullWakeups = new PullWakeups({
       url: target.directUrl,
       onError: (err) => log.warn({ err }, 'pull-queue wake listener error'),
     });
     await pullWakeups.start().catch((err: unknown) => log.warn({ err }, 'pull-queue wake listener not started'));
-    return { prisma, pool, queue, clock: systemClock, log, keyring, partitions, alertSender, pullWakeups };
+    return {
+      prisma,
+      pool,
+      queue,
+      clock: systemClock,
+      log,
+      keyring,
+      partitions,
+      alertSender,
+      pullWakeups,
+      containerImages,
+    };
   } catch (err) {
     await Promise.allSettled([pool.end(), prisma.$disconnect()]);
     throw err;

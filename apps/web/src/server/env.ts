@@ -6,6 +6,8 @@ import { z } from 'zod';
 
 const schema = z.object({
   BELFRY_ENCRYPTION_KEY: z.string().min(16, 'BELFRY_ENCRYPTION_KEY must be at least 16 characters').optional(),
+  /** comma-separated image patterns container targets may use (`*` = any characters); unset: none */
+  BELFRY_CONTAINER_IMAGES: z.string().optional(),
   /** older keys that still open secrets sealed before a rotation (comma-separated) */
   BELFRY_DECRYPTION_KEYS: z.string().optional(),
   BELFRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),

@@ -38,6 +38,8 @@ export interface EngineNodeView {
   inFlight: number | null;
   takeovers: number | null;
   startLagMs: LagSummary | null;
+  /** container runs on this node: null when it serves no container lane (BELFRY_CONTAINER_IMAGES unset) */
+  containers: { available: boolean; slots: number | null; error: string | null } | null;
 }
 
 export interface QueueDepth {
@@ -56,11 +58,23 @@ export interface ClusterOverview {
   partitions: { total: number; owned: number };
   queue: QueueDepth[];
   tenantStartLagMs: LagSummary;
+  /** live nodes whose Docker Engine answers: none means container runs wait (the page says so) */
+  containerNodes: number;
   generatedAt: string;
 }
 
 function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function containersOf(v: unknown): EngineNodeView['containers'] {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  return {
+    available: o.available === true,
+    slots: num(o.slots),
+    error: typeof o.error === 'string' ? o.error : null,
+  };
 }
 
 function lagOf(v: unknown): LagSummary | null {
@@ -114,23 +128,26 @@ export async function clusterOverview(
     ),
   ]);
   const operator = viewer.operator;
+  const views: EngineNodeView[] = nodes.rows.map((n) => ({
+    id: n.id,
+    hostname: n.hostname,
+    pid: n.pid,
+    version: n.version,
+    roles: n.roles,
+    state: n.stopped_at ? 'stopped' : n.age_ms > LOST_AFTER_MS ? 'lost' : 'up',
+    startedAt: n.started_at.toISOString(),
+    heartbeatAt: n.heartbeat_at.toISOString(),
+    heartbeatAgeMs: Math.max(0, Math.round(n.age_ms)),
+    partitionsOwned: n.owned,
+    inFlight: num(n.stats.inFlight),
+    takeovers: num(n.stats.takeovers),
+    startLagMs: lagOf(n.stats.startLagMs),
+    containers: containersOf(n.stats.containers),
+  }));
   const view: ClusterOverview = {
     scope: operator ? 'operator' : 'tenant',
-    nodes: nodes.rows.map((n) => ({
-      id: n.id,
-      hostname: n.hostname,
-      pid: n.pid,
-      version: n.version,
-      roles: n.roles,
-      state: n.stopped_at ? 'stopped' : n.age_ms > LOST_AFTER_MS ? 'lost' : 'up',
-      startedAt: n.started_at.toISOString(),
-      heartbeatAt: n.heartbeat_at.toISOString(),
-      heartbeatAgeMs: Math.max(0, Math.round(n.age_ms)),
-      partitionsOwned: n.owned,
-      inFlight: num(n.stats.inFlight),
-      takeovers: num(n.stats.takeovers),
-      startLagMs: lagOf(n.stats.startLagMs),
-    })),
+    nodes: views,
+    containerNodes: views.filter((n) => n.state === 'up' && n.containers?.available).length,
     partitions: leases.rows[0] ?? { total: 0, owned: 0 },
     queue,
     tenantStartLagMs: lag.rows[0] ?? { count: 0, p50: null, p95: null, p99: null },
@@ -148,6 +165,8 @@ export async function clusterOverview(
       inFlight: null,
       takeovers: null,
       startLagMs: null,
+      // whether a node can run containers is everyone's business; why its engine is away is not
+      containers: n.containers ? { ...n.containers, error: null } : null,
     })),
     queue: view.queue.map((q) => ({ ...q, total: null, totalDue: null })),
   };

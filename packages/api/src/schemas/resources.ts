@@ -71,7 +71,10 @@ export const Attempt = z
     httpStatus: z.int().nullable(),
     durationMs: z.int().nullable(),
     error: z.string().nullable(),
-    responseSnippet: z.string().nullable(),
+    responseSnippet: z.string().nullable().meta({
+      description: "The first 4 KiB of the target's response, or the last 4 KiB of a container's output",
+    }),
+    exitCode: z.int().nullable().meta({ description: "A container's exit code" }),
   })
   .meta({ id: 'Attempt' });
 export type AttemptView = z.output<typeof Attempt>;

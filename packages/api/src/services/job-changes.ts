@@ -13,6 +13,7 @@ import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
 import { setJobAlerts } from './alert-policy';
 import { auditSql } from './audit';
+import { assertTargetAllowed } from './target-policy';
 import { canonicalJson } from './idempotency';
 import { type JobRow, scheduleOf, specOf, toJobView } from './job-rows';
 import { nowMs, requireJob, scheduleColumns, selectJob } from './jobs';
@@ -20,6 +21,7 @@ import { checkJobQuota } from './limits';
 import { storableTarget } from './target-secrets';
 import {
   cancelOpenRuns,
+  cancelRunningContainerRuns,
   deleteScheduleEntry,
   nextRunAt,
   occurrenceRunStatus,
@@ -66,6 +68,7 @@ async function reread(db: Queryable, tenantId: string, jobId: string): Promise<J
  */
 export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, patch: JobPatchInput): Promise<JobView> {
   authorize(actor, 'jobs:write');
+  assertTargetAllowed(deps, patch.target);
   const now = nowMs(deps);
   return withTransaction(deps.pool, async (db) => {
     const row = await requireJob(db, actor.tenantId, jobId, true);
@@ -159,7 +162,9 @@ export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): 
     ]);
     await deleteScheduleEntry(db, row.id);
     const withdrawn = await withdrawFutureScheduledRuns(db, row.tenant_id, row.id, now);
-    const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
+    const cancelled =
+      (await cancelOpenRuns(db, row.tenant_id, row.id, now)) +
+      (await cancelRunningContainerRuns(db, row.tenant_id, row.id, now));
     await auditSql(db, actor, 'job.paused', 'job', row.id, { cancelledRuns: cancelled, withdrawnRuns: withdrawn });
     return reread(db, actor.tenantId, row.id);
   });
@@ -198,7 +203,9 @@ export async function deleteJob(deps: ServiceDeps, actor: Actor, jobId: string):
       now,
     ]);
     await deleteScheduleEntry(db, row.id);
-    const cancelled = await cancelOpenRuns(db, row.tenant_id, row.id, now);
+    const cancelled =
+      (await cancelOpenRuns(db, row.tenant_id, row.id, now)) +
+      (await cancelRunningContainerRuns(db, row.tenant_id, row.id, now));
     await auditSql(db, actor, 'job.deleted', 'job', row.id, { name: row.name, cancelledRuns: cancelled });
   });
 }

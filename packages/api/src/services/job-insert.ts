@@ -4,6 +4,7 @@
 // Checks that apply to every new job (tenant quotas, ...) belong here, once.
 import { newId, partitionOf, runsPerMinute } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
+import { assertTargetAllowed } from './target-policy';
 import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
 import type { Queryable } from '../sql/tx';
 import { assertChannelsExist, jobAlertsValue } from './alert-policy';
@@ -40,12 +41,13 @@ export interface PreparedJob {
 
 /** `at` is where the input's target sits in the request, for errors about its secrets. */
 export function prepareJob(
-  deps: Pick<ServiceDeps, 'partitions' | 'keyring'>,
+  deps: Pick<ServiceDeps, 'partitions' | 'keyring' | 'containerImages'>,
   tenantId: string,
   input: JobCreateInput,
   now: Date,
   at: (string | number)[] = ['target'],
 ): PreparedJob {
+  assertTargetAllowed(deps, input.target, at);
   const id = newId('job', now);
   const schedule = scheduleColumns(input.schedule, now);
   return {

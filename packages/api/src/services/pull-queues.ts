@@ -82,6 +82,7 @@ export async function claimFromPullQueue(
           durationMs: null,
           error: null,
           responseSnippet: null,
+          exitCode: null,
         },
       ]);
       return {

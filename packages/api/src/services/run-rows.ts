@@ -36,6 +36,7 @@ interface AttemptRow {
   duration_ms: number | null;
   error: string | null;
   response_snippet: string | null;
+  exit_code: number | null;
 }
 
 export const RUN_COLUMNS = `r.id, r.tenant_id, r.job_id, r.scheduled_time,
@@ -73,7 +74,8 @@ export async function loadAttempts(
   const byRun = new Map<string, AttemptView[]>(runs.map((r) => [r.id, []]));
   if (!runs.length) return byRun;
   const { rows } = await db.query<AttemptRow>(
-    `SELECT run_id, attempt, worker_id, status, started_at, finished_at, http_status, duration_ms, error, response_snippet
+    `SELECT run_id, attempt, worker_id, status, started_at, finished_at, http_status, duration_ms, error, response_snippet,
+            exit_code
        FROM run_attempts
       WHERE run_id = ANY($1::text[]) AND scheduled_time = ANY($2::timestamptz[]) AND tenant_id = $3
       ORDER BY run_id, attempt`,
@@ -90,6 +92,7 @@ export async function loadAttempts(
       durationMs: a.duration_ms,
       error: a.error,
       responseSnippet: a.response_snippet,
+      exitCode: a.exit_code,
     });
   }
   return byRun;

@@ -3,7 +3,7 @@
 // the row as it materializes runs. Every API change to a job's schedule or status goes
 // through here, inside the transaction that changes the job.
 import { nextFireTime, type ScheduleSpec } from '@belfry/core';
-import { cancelClaimedAheadRuns } from '@belfry/db';
+import { CANCEL_CHANNEL, cancelClaimedAheadRuns } from '@belfry/db';
 import type { Queryable } from '../sql/tx';
 
 /**
@@ -52,6 +52,29 @@ export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: str
   );
   const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);
   return (rowCount ?? 0) + claimed.length;
+}
+
+/**
+ * Pausing a job whose target is a container also stops its running runs (CONTRACT.md §6):
+ * they are cancelled, and the workers holding them hear it (NOTIFY on commit) and stop their
+ * containers. Runs of other kinds finish the call they began. Answers how many were cancelled.
+ */
+export async function cancelRunningContainerRuns(
+  db: Queryable,
+  tenantId: string,
+  jobId: string,
+  now: Date,
+): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE runs r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
+      FROM jobs j
+      WHERE j.id = r.job_id AND j.target->>'type' = 'container'
+        AND r.job_id = $1 AND r.tenant_id = $2 AND r.status = 'running'
+      RETURNING r.id`,
+    [jobId, tenantId, now],
+  );
+  for (const r of rows) await db.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, r.id]);
+  return rows.length;
 }
 
 /**

@@ -363,6 +363,40 @@ describe('cluster', () => {
     expect(view.nodes.find((n) => n.id === 'node-lost')?.state).toBe('lost');
     expect(view.queue.map((q) => q.priority)).toEqual(['high', 'normal', 'low']);
     expect(up?.hostname).toBe('h1');
+    expect(up?.containers).toBeNull();
+    expect(view.containerNodes).toBe(0);
+  });
+
+  it('counts the live nodes that can run containers; a lost one or one whose engine is away does not', async () => {
+    const owner = await signUp();
+    const docker = (available: boolean) =>
+      JSON.stringify({
+        containers: { available, engineId: 'E1', slots: 4, ...(available ? {} : { error: 'ENOENT' }) },
+      });
+    await h.db.pool.query(
+      `INSERT INTO engine_nodes (id, roles, hostname, pid, stats, heartbeat_at)
+       VALUES ('ctr-up', '{worker}', 'h1', 1, $1, now()),
+              ('ctr-away', '{worker}', 'h2', 2, $2, now()),
+              ('ctr-lost', '{worker}', 'h3', 3, $1, now() - interval '1 minute')`,
+      [docker(true), docker(false)],
+    );
+    // A tenant's member learns whether containers can run, not why an engine is away.
+    const member = await signUp();
+    const tenantView = await member.api.cluster.overview();
+    expect(tenantView.containerNodes).toBe(1);
+    expect(tenantView.nodes.filter((n) => n.containers?.available === false)).toEqual([
+      expect.objectContaining({ containers: { available: false, slots: 4, error: null } }),
+    ]);
+    await h.db.pool.query('UPDATE users SET is_operator = true WHERE id = $1', [owner.userId]);
+    const view = await owner.api.cluster.overview();
+    expect(view.scope).toBe('operator');
+    expect(view.containerNodes).toBe(1);
+    expect(view.nodes.find((n) => n.id === 'ctr-up')?.containers).toEqual({ available: true, slots: 4, error: null });
+    expect(view.nodes.find((n) => n.id === 'ctr-away')?.containers).toEqual({
+      available: false,
+      slots: 4,
+      error: 'ENOENT',
+    });
   });
 
   it("shows a tenant's members, even its owner, only their own numbers and no node hosts", async () => {

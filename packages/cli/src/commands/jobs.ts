@@ -13,7 +13,16 @@ import {
 } from '@belfry/client';
 import { UsageError, withHints } from '../errors';
 import { BATCH_SIZE, batchFailure, chunks, parseNdjson } from '../job-batch';
-import { buildJobBody, JOB_FIELD_HINTS, type JobCreateFlags, parseHeader, parseJson } from '../job-input';
+import {
+  buildJobBody,
+  JOB_FIELD_HINTS,
+  type JobCreateFlags,
+  parseArgs,
+  parseCpus,
+  parseEnv,
+  parseHeader,
+  parseJson,
+} from '../job-input';
 import { describeSchedule, jobDetail, jobsTable, runsTable } from '../views';
 import {
   addPageOptions,
@@ -96,7 +105,7 @@ export function jobsCommand(ctx: Context): Command {
     )
     .option(
       '--type <kind>',
-      'target kind: http, amqp, nats or pull (default: --queue → pull, else from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
+      'target kind: http, amqp, nats, pull or container (default: --queue → pull, --image → container, else from the --url scheme: amqp(s):// → amqp, nats:// or tls:// → nats, else http)',
     )
     .addOption(
       new Option(
@@ -110,6 +119,24 @@ export function jobsCommand(ctx: Context): Command {
     .option('--routing-key <key>', 'amqp: the routing key (default "")')
     .option('--transient', 'amqp: publish non-persistent messages (default persistent)')
     .option('--subject <subject>', 'nats: the JetStream subject to publish to')
+    .option('--image <ref>', "container target: the image (must match the server's BELFRY_CONTAINER_IMAGES)")
+    .option(
+      '--command <args>',
+      'container command: a JSON array, or words split on spaces',
+      parseWith((v) => parseArgs(v, '--command')),
+    )
+    .option(
+      '--entrypoint <args>',
+      'container entrypoint: a JSON array, or words split on spaces',
+      parseWith((v) => parseArgs(v, '--entrypoint')),
+    )
+    .option('--env <NAME=value>', 'container environment variable; repeat for more', parseWith(parseEnv))
+    .option('--memory-mb <n>', 'container memory limit in MiB (default 512)', intArg(6, 65_536))
+    .option('--cpus <n>', 'container CPU limit (default 1)', parseWith(parseCpus))
+    .option('--network <mode>', 'container network: none (default) or bridge')
+    .option('--pull-policy <policy>', 'if-missing (default), never or always')
+    .option('--user <user>', 'container user (name or uid, optionally :group)')
+    .option('--workdir <path>', 'container working directory')
     .addOption(
       new Option(
         '--queue <name>',

@@ -23,6 +23,8 @@ export interface AttemptOutcome {
   error: string | null;
   responseSnippet: string | null;
   requestHeaders: Record<string, string> | null;
+  /** a container's exit code */
+  exitCode?: number | null;
 }
 
 export interface CompletedRun {
@@ -43,9 +45,9 @@ export async function completeAttempts(
   const { rows } = await tx.query<CompletedRun>(
     `WITH o AS (
        SELECT * FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::timestamptz[],
-                            $8::int[], $9::int[], $10::text[], $11::text[], $12::jsonb[])
+                            $8::int[], $9::int[], $10::text[], $11::text[], $12::jsonb[], $13::int[])
          AS o(run_id, scheduled_time, attempt, run_status, attempt_status, next_attempt_at,
-              http_status, duration_ms, error, response_snippet, request_headers)
+              http_status, duration_ms, error, response_snippet, request_headers, exit_code)
      ), done AS (
        UPDATE runs r
        SET status = o.run_status,
@@ -61,7 +63,8 @@ export async function completeAttempts(
      ), attempts AS (
        UPDATE run_attempts a
        SET status = o.attempt_status, finished_at = now(), http_status = o.http_status, duration_ms = o.duration_ms,
-           error = o.error, response_snippet = o.response_snippet, request_headers = o.request_headers
+           error = o.error, response_snippet = o.response_snippet, request_headers = o.request_headers,
+           exit_code = o.exit_code
        FROM o JOIN done d ON d.id = o.run_id
        WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.scheduled_time = ANY($3::timestamptz[])
          AND a.attempt = o.attempt
@@ -80,6 +83,7 @@ export async function completeAttempts(
       outcomes.map((o) => o.error),
       outcomes.map((o) => o.responseSnippet),
       outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
+      outcomes.map((o) => o.exitCode ?? null),
     ],
   );
   // A one-off whose run just finished is now completed.

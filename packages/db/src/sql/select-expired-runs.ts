@@ -1,6 +1,10 @@
 // The reaper's first step: running runs whose lease expired (their worker died or stopped
 // heartbeating), locked, with what deciding their retry takes. Row locks with SKIP LOCKED let
-// every node reap without two taking the same run.
+// every node reap without two taking the same run. A container run is different: its container
+// may outlive the node, and the run must not start again while it lives. It is returned only
+// when the caller shares the dead node's Docker Engine (and can look for the container itself),
+// or once it has been expired longer than its timeout plus `containerHoldSeconds` — by then a
+// node on that engine would have adopted it (see adopt-container-runs.ts).
 import type { Priority } from '@belfry/core';
 import type { Queryable } from './types';
 
@@ -18,20 +22,38 @@ export interface ExpiredRun {
   /** the target's routing fields, for the retry's queue */
   target_type: string;
   target_queue: string | null;
+  /** container runs: the Docker Engine of the node that ran it, as that node last reported */
+  worker_docker_engine: string | null;
   db_now: Date;
 }
 
-export async function selectExpiredRuns(tx: Queryable, limit: number): Promise<ExpiredRun[]> {
+export interface ExpiredRunOptions {
+  /** the Docker Engine this node talks to (its ID), if any */
+  dockerEngineId?: string | null;
+  /** how long past expiry + timeout a container run is left for a node on its engine; default 40 s */
+  containerHoldSeconds?: number;
+}
+
+export async function selectExpiredRuns(
+  tx: Queryable,
+  limit: number,
+  options: ExpiredRunOptions = {},
+): Promise<ExpiredRun[]> {
   const { rows } = await tx.query<ExpiredRun>(
     `SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
             j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
-            j.target->>'type' AS target_type, j.target->>'queue' AS target_queue, now() AS db_now
+            j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
+            n.stats->'containers'->>'engineId' AS worker_docker_engine, now() AS db_now
        FROM runs r JOIN jobs j ON j.id = r.job_id
+       LEFT JOIN engine_nodes n ON n.id = r.worker_id AND j.target->>'type' = 'container'
       WHERE r.status = 'running' AND r.lease_expires_at < now()
+        AND (j.target->>'type' IS DISTINCT FROM 'container'
+             OR r.lease_expires_at < now() - make_interval(secs => j.timeout_seconds + $3::int)
+             OR n.stats->'containers'->>'engineId' = $2)
       ORDER BY r.lease_expires_at
       LIMIT $1
       FOR UPDATE OF r SKIP LOCKED`,
-    [limit],
+    [limit, options.dockerEngineId ?? null, options.containerHoldSeconds ?? 40],
   );
   return rows;
 }

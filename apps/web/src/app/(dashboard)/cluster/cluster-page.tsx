@@ -1,13 +1,14 @@
 'use client';
 // The engine cluster: each node's roles, heartbeat, scheduler partitions and runs in
 // flight, its start-lag percentiles; the queue waiting per priority; this workspace's own
-// start lag. Polls every 2 s. Operators also see every workspace's queue and the nodes'
-// hosts and load; everyone else sees their own workspace's numbers (the server decides).
+// start lag; which nodes can run container targets (and a warning when none can). Polls every 2 s.
+// Operators also see every workspace's queue and the nodes' hosts and load; everyone else sees
+// their own workspace's numbers (the server decides).
 import type { LagSummary } from '@belfry/api';
 import { useQuery } from '@tanstack/react-query';
 import { Badge } from '@/components/badge';
 import { Card, PageHeader } from '@/components/card';
-import { Empty, ErrorState } from '@/components/empty';
+import { Empty, ErrorState, Notice } from '@/components/empty';
 import { Loading } from '@/components/spinner';
 import { Table, TBody, Td, Th } from '@/components/table';
 import { errorMessage } from '../../_lib/errors';
@@ -69,6 +70,14 @@ export function ClusterPage() {
   return (
     <>
       {header}
+      {c.containerNodes === 0 ? (
+        <div className="mb-4" data-testid="no-container-nodes">
+          <Notice tone="warn">
+            No live engine node can run container targets: container runs wait until a node with a Docker Engine that
+            answers (and <code className="font-mono">BELFRY_CONTAINER_IMAGES</code> set) is up.
+          </Notice>
+        </div>
+      ) : null}
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="Nodes up" value={up.length} hint={`${schedulers} scheduling, ${workers} delivering`} />
         <Stat
@@ -119,6 +128,7 @@ export function ClusterPage() {
                     <Th className="text-right">Takeovers</Th>
                   </>
                 ) : null}
+                <Th>Containers</Th>
                 <Th>Started</Th>
               </tr>
             </thead>
@@ -167,6 +177,17 @@ export function ClusterPage() {
                       <Td className="text-right tabular-nums">{n.takeovers ?? '—'}</Td>
                     </>
                   ) : null}
+                  <Td className="whitespace-nowrap">
+                    {!n.containers ? (
+                      <span className="text-slate-400">Off</span>
+                    ) : n.containers.available ? (
+                      <Badge tone="green">{`Docker · ${n.containers.slots ?? '?'} slots`}</Badge>
+                    ) : (
+                      <Badge tone="red" title={n.containers.error ?? undefined}>
+                        Docker unavailable
+                      </Badge>
+                    )}
+                  </Td>
                   <Td className="whitespace-nowrap" title={formatLocal(n.startedAt)}>
                     {relative(n.startedAt, now)}
                   </Td>

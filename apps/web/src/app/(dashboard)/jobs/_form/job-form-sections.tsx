@@ -68,7 +68,7 @@ export function TargetSection({ form, set, at, errors }: SectionProps & { errors
           onChange={(targetType) => set({ targetType })}
           errors={at('target.type')}
         />
-        <ui.Editor draft={draft} set={setDraft} at={at} />
+        <ui.Editor draft={draft} set={setDraft} at={at} errors={errors} />
         {ui.headers ? (
           <HeadersEditor rows={form.headers} onChange={(headers) => set({ headers })} errors={errors} />
         ) : null}

@@ -1,11 +1,12 @@
 // The target kinds the job form offers, in the order of its kind selector: one line per kind.
 import { amqpUi } from './amqp-target';
+import { containerUi } from './container-target';
 import { httpUi } from './http-target';
 import type { TargetKindUi } from './kind';
 import { natsUi } from './nats-target';
 import { pullUi } from './pull-target';
 
-export const TARGET_UIS: TargetKindUi[] = [httpUi, amqpUi, natsUi, pullUi] as unknown as TargetKindUi[];
+export const TARGET_UIS: TargetKindUi[] = [httpUi, amqpUi, natsUi, pullUi, containerUi] as unknown as TargetKindUi[];
 
 /** The UI of a kind; an unknown kind (a newer server) falls back to a plain description. */
 export function targetUi(type: string): TargetKindUi | undefined {

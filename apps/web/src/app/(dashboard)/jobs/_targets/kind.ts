@@ -12,6 +12,8 @@ export interface TargetEditorProps<Draft> {
   set: (patch: Partial<Draft>) => void;
   /** the errors at a path (the REST API's, e.g. `target.url`) */
   at: (path: string) => string[];
+  /** every error of the form, for editors of maps whose entries carry their own (`target.env.NAME`) */
+  errors: FieldError[];
 }
 
 export interface TargetKindUi<Draft extends object = object> {

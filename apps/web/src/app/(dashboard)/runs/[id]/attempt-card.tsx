@@ -1,7 +1,8 @@
 'use client';
 // One delivery attempt of a run: worker, timings, HTTP status and error beside the request
 // headers that were sent (redacted by the engine) and the start of the response — or, for a
-// broker target (amqp, nats), the message headers and what the broker confirmed.
+// broker target (amqp, nats), the message headers and what the broker confirmed; for a
+// container, its exit code and the last 4 KiB of its output.
 import { Badge } from '@/components/badge';
 import { Card, DefinitionList } from '@/components/card';
 import { RunStatusBadge } from '@/components/status';
@@ -26,9 +27,10 @@ function Excerpt({ title, children }: { title: string; children: React.ReactNode
 
 const BROKER_KINDS = new Set(['amqp', 'nats']);
 
-/** `kind`: the job's target kind, when known. */
+/** `kind`: the job's target kind, when known (an attempt with an exit code ran a container). */
 export function AttemptCard({ attempt: a, kind }: { attempt: Attempt; kind?: string | null }) {
-  const broker = kind ? BROKER_KINDS.has(kind) : false;
+  const isContainer = kind === 'container' || a.exitCode !== null;
+  const broker = !isContainer && (kind ? BROKER_KINDS.has(kind) : false);
   return (
     <Card
       title={
@@ -36,6 +38,7 @@ export function AttemptCard({ attempt: a, kind }: { attempt: Attempt; kind?: str
           Attempt {a.attempt}
           <AttemptBadge status={a.status} />
           {a.httpStatus ? <span className="font-mono text-xs text-slate-600">HTTP {a.httpStatus}</span> : null}
+          {a.exitCode !== null ? <span className="font-mono text-xs text-slate-600">exit {a.exitCode}</span> : null}
         </span>
       }
       actions={<span className="font-mono text-xs text-slate-500">{a.workerId ?? '—'}</span>}
@@ -63,7 +66,11 @@ export function AttemptCard({ attempt: a, kind }: { attempt: Attempt; kind?: str
             ],
             ...(a.lagMs !== null ? ([['Start lag', formatMs(a.lagMs)]] as Array<[string, string]>) : []),
             ['Duration', formatMs(a.durationMs)],
-            ...(broker ? [] : ([['HTTP status', a.httpStatus ?? '—']] as Array<[string, React.ReactNode]>)),
+            ...(isContainer
+              ? ([['Exit code', a.exitCode ?? '—']] as Array<[string, React.ReactNode]>)
+              : broker
+                ? []
+                : ([['HTTP status', a.httpStatus ?? '—']] as Array<[string, React.ReactNode]>)),
             ...(a.error
               ? ([
                   [
@@ -76,35 +83,52 @@ export function AttemptCard({ attempt: a, kind }: { attempt: Attempt; kind?: str
               : []),
           ]}
         />
-        <div className="min-w-0 space-y-4">
-          <Excerpt title={broker ? 'Message headers sent' : 'Request headers sent'}>
-            {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
-              <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
-                {Object.entries(a.requestHeaders)
-                  .sort(([x], [y]) => x.localeCompare(y))
-                  .map(([k, v]) => `${k}: ${v}`)
-                  .join('\n')}
-              </pre>
-            ) : (
-              <p className="text-sm text-slate-500">Not recorded</p>
-            )}
-          </Excerpt>
-          <Excerpt title={broker ? 'Broker confirmation' : 'Response (first 4 KiB)'}>
-            {a.responseSnippet ? (
-              <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
-                {a.responseSnippet}
-              </pre>
-            ) : (
-              <p className="text-sm text-slate-500">
-                {a.status === 'running'
-                  ? `Waiting for the ${broker ? 'broker' : 'response'} …`
-                  : broker
-                    ? 'Not confirmed'
-                    : 'Empty'}
-              </p>
-            )}
-          </Excerpt>
-        </div>
+        {isContainer ? (
+          <div className="min-w-0">
+            <Excerpt title="Output (last 4 KiB)">
+              {a.responseSnippet ? (
+                <pre
+                  data-testid="container-output"
+                  className="max-h-80 overflow-auto rounded bg-slate-900 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all text-slate-100"
+                >
+                  {a.responseSnippet}
+                </pre>
+              ) : (
+                <p className="text-sm text-slate-500">{a.status === 'running' ? 'Running …' : 'No output'}</p>
+              )}
+            </Excerpt>
+          </div>
+        ) : (
+          <div className="min-w-0 space-y-4">
+            <Excerpt title={broker ? 'Message headers sent' : 'Request headers sent'}>
+              {a.requestHeaders && Object.keys(a.requestHeaders).length ? (
+                <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed">
+                  {Object.entries(a.requestHeaders)
+                    .sort(([x], [y]) => x.localeCompare(y))
+                    .map(([k, v]) => `${k}: ${v}`)
+                    .join('\n')}
+                </pre>
+              ) : (
+                <p className="text-sm text-slate-500">Not recorded</p>
+              )}
+            </Excerpt>
+            <Excerpt title={broker ? 'Broker confirmation' : 'Response (first 4 KiB)'}>
+              {a.responseSnippet ? (
+                <pre className="max-h-60 overflow-auto rounded bg-slate-50 p-2.5 font-mono text-xs leading-relaxed whitespace-pre-wrap break-all">
+                  {a.responseSnippet}
+                </pre>
+              ) : (
+                <p className="text-sm text-slate-500">
+                  {a.status === 'running'
+                    ? `Waiting for the ${broker ? 'broker' : 'response'} …`
+                    : broker
+                      ? 'Not confirmed'
+                      : 'Empty'}
+                </p>
+              )}
+            </Excerpt>
+          </div>
+        )}
       </div>
     </Card>
   );
