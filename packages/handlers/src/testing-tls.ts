@@ -8,16 +8,26 @@ import net, { type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { childEnv } from '../../../test/env';
+import type { HandlerOutcome } from './types';
 
 const run = promisify(execFile);
+
+export interface ServerCertificate {
+  key: string;
+  cert: string;
+  keyFile: string;
+  certFile: string;
+}
 
 export interface TestCa {
   dir: string;
   /** the CA certificate's PEM file (what an operator puts in NODE_EXTRA_CA_CERTS) */
   caFile: string;
-  /** a key and certificate for `subjectAltName` (e.g. "IP:127.0.0.1"), signed by this CA */
-  issue(name: string, subjectAltName: string): Promise<{ key: string; cert: string }>;
+  /** a key and certificate for `subjectAltName` (e.g. "IP:127.0.0.1"), signed by this CA: PEM text and files */
+  issue(name: string, subjectAltName: string): Promise<ServerCertificate>;
   remove(): Promise<void>;
 }
 
@@ -47,7 +57,16 @@ export async function testCa(): Promise<TestCa> {
     dir,
     caFile: file('ca.pem'),
     async issue(name, subjectAltName) {
-      await run('openssl', ['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', `/CN=${name}`]);
+      await run('openssl', [
+        'req',
+        ...ec,
+        '-keyout',
+        file(`${name}.key`),
+        '-out',
+        file(`${name}.csr`),
+        '-subj',
+        `/CN=${name}`,
+      ]);
       await writeFile(file(`${name}.ext`), `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n`);
       await run('openssl', [
         'x509',
@@ -66,10 +85,33 @@ export async function testCa(): Promise<TestCa> {
         '-out',
         file(`${name}.pem`),
       ]);
-      return { key: await readFile(file(`${name}.key`), 'utf8'), cert: await readFile(file(`${name}.pem`), 'utf8') };
+      return {
+        key: await readFile(file(`${name}.key`), 'utf8'),
+        cert: await readFile(file(`${name}.pem`), 'utf8'),
+        keyFile: file(`${name}.key`),
+        certFile: file(`${name}.pem`),
+      };
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+const CHILD = fileURLToPath(new URL('./testing-publish-child.ts', import.meta.url));
+
+/**
+ * One attempt per publish (amqp or nats targets), made in a child process that trusts `caFile`
+ * the way an operator makes Belfry trust a private CA: NODE_EXTRA_CA_CERTS at process start.
+ */
+export async function publishTrustingCa(
+  caFile: string,
+  publishes: { target: { type: 'amqp' | 'nats' }; runId: string; payload: unknown }[],
+  secret: string,
+): Promise<HandlerOutcome[]> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ publishes, secret })], {
+    env: childEnv({ NODE_EXTRA_CA_CERTS: caFile }),
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout) as HandlerOutcome[];
 }
 
 export interface TlsProxy {

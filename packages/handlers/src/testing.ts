@@ -131,7 +131,7 @@ export async function tcpProxy(targetPort: number, options: { silent?: boolean }
   return proxy;
 }
 
-/** A private nats-server (the machine's binary) with JetStream, on a loopback port, that a test starts and stops. */
+/** A private nats-server (the machine's binary) with JetStream, on a loopback port, that a test starts and stops; TLS required with `tls`. */
 export interface NatsServer {
   port: number;
   url: string;
@@ -139,7 +139,7 @@ export interface NatsServer {
 }
 
 export async function startNatsServer(
-  options: { port?: number; user?: string; pass?: string } = {},
+  options: { port?: number; user?: string; pass?: string; tls?: { certFile: string; keyFile: string } } = {},
 ): Promise<NatsServer> {
   const { spawn } = await import('node:child_process');
   const { mkdtemp, rm } = await import('node:fs/promises');
@@ -149,6 +149,7 @@ export async function startNatsServer(
   const dir = await mkdtemp(join(tmpdir(), 'belfry-nats-'));
   const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
   if (options.user) args.push('--user', options.user, '--pass', options.pass ?? '');
+  if (options.tls) args.push('--tls', '--tlscert', options.tls.certFile, '--tlskey', options.tls.keyFile);
   const child = spawn('nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
@@ -174,7 +175,7 @@ export async function startNatsServer(
   }
   return {
     port,
-    url: `nats://127.0.0.1:${port}`,
+    url: `${options.tls ? 'tls' : 'nats'}://127.0.0.1:${port}`,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

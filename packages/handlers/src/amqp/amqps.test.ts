@@ -2,24 +2,19 @@
 // reconfigured), so each test run makes its own CA with openssl and a TLS-terminating proxy
 // on a loopback port that forwards to 127.0.0.1:5672. A private CA is trusted the way an
 // operator trusts one (docs/operations.md): NODE_EXTRA_CA_CERTS, which Node reads only at
-// process start — so the trusted publishes run in a child process (amqps-child.ts) started
-// with it, as the engine would be. Without it the same broker's certificate is refused.
-import { execFile } from 'node:child_process';
+// process start — so the trusted publishes run in a child process started with it
+// (testing-publish-child.ts), as the engine would be. Without it the certificate is refused.
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type Channel, type ChannelModel, connect, type Message } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRetryable } from '@belfry/core';
-import type { HandlerOutcome } from '../types';
 import { makeContext, SECRET } from '../testing';
-import { type TestCa, type TlsProxy, testCa, tlsProxy } from '../testing-tls';
+import { publishTrustingCa, type TestCa, type TlsProxy, testCa, tlsProxy } from '../testing-tls';
 import { AmqpHandler, type AmqpTarget } from './amqp';
 
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
 const suffix = () => randomBytes(6).toString('hex');
-const CHILD = fileURLToPath(new URL('./amqps-child.ts', import.meta.url));
 
 let ca: TestCa;
 let proxy: TlsProxy; // certificate for IP:127.0.0.1 and DNS:localhost
@@ -56,16 +51,6 @@ const target = (url: string): AmqpTarget => ({
   headers: { 'X-Team': 'billing' },
 });
 
-/** One attempt per publish in a child process that trusts the test CA through NODE_EXTRA_CA_CERTS. */
-async function publishTrusted(publishes: { target: AmqpTarget; runId: string; payload: unknown }[]) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', CHILD, JSON.stringify({ publishes, secret: SECRET })],
-    { env: { ...process.env, NODE_EXTRA_CA_CERTS: ca.caFile }, timeout: 60_000 },
-  );
-  return JSON.parse(stdout) as HandlerOutcome[];
-}
-
 async function drain(): Promise<Message[]> {
   const messages: Message[] = [];
   for (;;) {
@@ -83,11 +68,15 @@ describe('amqps:// with a private CA trusted through NODE_EXTRA_CA_CERTS', () =>
     const byIp = 'run_01JH8Z3K5W6X7Y8Z9A0B1C2D41';
     const byName = 'run_01JH8Z3K5W6X7Y8Z9A0B1C2D42';
     const mismatch = 'run_01JH8Z3K5W6X7Y8Z9A0B1C2D43';
-    const [ip, name, wrong] = await publishTrusted([
-      { target: target(`amqps://guest:guest@127.0.0.1:${proxy.port}/`), runId: byIp, payload: { via: 'ip' } },
-      { target: target(`amqps://guest:guest@localhost:${proxy.port}/`), runId: byName, payload: { via: 'name' } },
-      { target: target(`amqps://guest:guest@127.0.0.1:${wrongName.port}/`), runId: mismatch, payload: { via: 'x' } },
-    ]);
+    const [ip, name, wrong] = await publishTrustingCa(
+      ca.caFile,
+      [
+        { target: target(`amqps://guest:guest@127.0.0.1:${proxy.port}/`), runId: byIp, payload: { via: 'ip' } },
+        { target: target(`amqps://guest:guest@localhost:${proxy.port}/`), runId: byName, payload: { via: 'name' } },
+        { target: target(`amqps://guest:guest@127.0.0.1:${wrongName.port}/`), runId: mismatch, payload: { via: 'x' } },
+      ],
+      SECRET,
+    );
 
     expect(ip).toMatchObject({ ok: true, error: null });
     expect(ip!.responseSnippet).toBe(
@@ -98,7 +87,9 @@ describe('amqps:// with a private CA trusted through NODE_EXTRA_CA_CERTS', () =>
 
     // The certificate is valid and trusted but names other.example, not 127.0.0.1: retried, not dead.
     expect(wrong).toMatchObject({ ok: false, failure: 'connection' });
-    expect(wrong!.error).toMatch(/^TLS handshake with amqps:\/\/127\.0\.0\.1:\d+ failed: .*ERR_TLS_CERT_ALTNAME_INVALID/);
+    expect(wrong!.error).toMatch(
+      /^TLS handshake with amqps:\/\/127\.0\.0\.1:\d+ failed: .*ERR_TLS_CERT_ALTNAME_INVALID/,
+    );
     expect(isRetryable(wrong!.failure!)).toBe(true);
 
     // Exactly the two trusted publishes arrived, through the proxy, signed, with the run id as message id.
