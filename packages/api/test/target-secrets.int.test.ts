@@ -1,6 +1,6 @@
-// Write-only target fields (CONTRACT.md §6) through the real router: credential-named header
-// values are never answered (to any key or role), never stored in the clear, kept when '***'
-// is sent back, and refused as '***' where nothing is stored.
+// Write-only target fields (docs/api.md, "Write-only secrets in targets") through the real router:
+// credential-named header values are never answered (to any key or role), never stored in the
+// clear, kept when '***' is sent back, and refused as '***' where nothing is stored.
 import { revealTarget } from '@belfry/handlers/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, getJob, listJobs } from '../src/index';

@@ -1,8 +1,8 @@
-// Herd spreading (CONTRACT.md §8): a job with `jitterSeconds` starts each occurrence at its
-// scheduled time plus a fixed offset in [0, jitterSeconds). The offset is a hash of (job id,
-// scheduled time), so every engine node, the API and the dashboard's preview compute the same
-// one, it never changes when an occurrence is materialized again, and the occurrences of one
-// job (and the jobs of one herd) spread evenly over the window.
+// Herd spreading (docs/api.md, "Concepts", Jitter): a job with `jitterSeconds` starts each
+// occurrence at its scheduled time plus a fixed offset in [0, jitterSeconds). The offset is a hash
+// of (job id, scheduled time), so every engine node, the API and the dashboard's preview compute
+// the same one, it never changes when an occurrence is materialized again, and the occurrences of
+// one job (and the jobs of one herd) spread evenly over the window.
 import { createHash } from 'node:crypto';
 
 export const MAX_JITTER_SECONDS = 3600;

@@ -253,7 +253,7 @@ export function sealLegacySecret(material: string, plaintext: string): Buffer {
 
 /** The purpose tenants' webhook signing secrets are sealed under. */
 export const SIGNING_SECRET_PURPOSE = 'signing-secret';
-/** The purpose targets' write-only fields (CONTRACT.md §6) are sealed under. */
+/** The purpose targets' write-only fields (docs/api.md, "Write-only secrets in targets") are sealed under. */
 export const TARGET_SECRET_PURPOSE = 'target-secret';
 /** An alert channel's configuration (its Slack URL, webhook URL, PagerDuty routing key). */
 export const ALERT_CHANNEL_PURPOSE = 'alert-channel';

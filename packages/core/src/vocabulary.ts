@@ -50,7 +50,7 @@ export const SKIP_REASONS = ['misfire', 'overlap'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /**
- * Every kind of target the public contract names (CONTRACT.md §2 and §6). Which of them a
+ * Every kind of target the public API names (docs/api.md, "Targets"). Which of them a
  * deployment accepts and executes is the handlers registry's business (@belfry/handlers).
  */
 export const TARGET_KINDS = ['http', 'amqp', 'nats', 'pull', 'container'] as const;

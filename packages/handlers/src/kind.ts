@@ -16,9 +16,9 @@ export interface RouteFields {
 }
 
 /**
- * Which fields of a target are write-only (CONTRACT.md §6): answered as `***`, never logged,
- * stored encrypted; `***` sent back in a PATCH keeps the stored value. Field names are the
- * target's own (top level).
+ * Which fields of a target are write-only (docs/api.md, "Write-only secrets in targets"):
+ * answered as `***`, never logged, stored encrypted; `***` sent back in a PATCH keeps the stored
+ * value. Field names are the target's own (top level).
  */
 export interface SecretFields {
   /** URL fields whose password is secret: `amqp://user:***@host/vhost` */
@@ -35,7 +35,10 @@ export const SECRET_MASK = '***';
 const SECRET_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie']);
 const SECRET_PARTS = ['token', 'secret', 'key', 'password'];
 
-/** CONTRACT.md §6: authorization, proxy-authorization, cookie, and names containing token, secret, key or password. */
+/**
+ * docs/api.md, "Write-only secrets in targets": authorization, proxy-authorization, cookie, and
+ * names containing token, secret, key or password.
+ */
 export function isSecretName(name: string): boolean {
   const lower = name.toLowerCase();
   return SECRET_NAMES.has(lower) || SECRET_PARTS.some((part) => lower.includes(part));

@@ -1,5 +1,6 @@
-// The registry's schema half: the target union assembled from the kinds, routing of runs to
-// lanes and queues by target kind, and the secret-name rule of CONTRACT.md §6.
+// The registry's schema half: the target union assembled from the kinds, routing of runs to lanes
+// and queues by target kind, and the secret-name rule of docs/api.md, "Write-only secrets in
+// targets".
 import { describe, expect, it } from 'vitest';
 import { isSecretName, KINDS, kindOf, kindsIn, laneOf, routeOf, TargetInput, targetView } from './schemas';
 
@@ -44,7 +45,7 @@ describe('targetView', () => {
 });
 
 describe('isSecretName', () => {
-  it('matches the credential names of CONTRACT.md §6, case-insensitively', () => {
+  it('matches the credential names of docs/api.md (write-only secrets), case-insensitively', () => {
     for (const name of [
       'Authorization',
       'proxy-authorization',

@@ -1,7 +1,7 @@
-// Write-only target fields (CONTRACT.md §6), for every kind from its `secrets` declaration
-// alone: where a target's secrets are, the target with each of them masked (`***`), the
-// secrets themselves (sealed by the API into jobs.target_secrets), putting them back before
-// delivery, and what `***` sent back in a change means (keep the stored value). No crypto
+// Write-only target fields (docs/api.md, "Write-only secrets in targets"), for every kind from its
+// `secrets` declaration alone: where a target's secrets are, the target with each of them masked
+// (`***`), the secrets themselves (sealed by the API into jobs.target_secrets), putting them back
+// before delivery, and what `***` sent back in a change means (keep the stored value). No crypto
 // here: sealing is the caller's (a Keyring from @belfry/core), so the web app can load this.
 import { type Keyring, TARGET_SECRET_PURPOSE } from '@belfry/core';
 import { isSecretName, SECRET_MASK, type SecretFields } from './kind';

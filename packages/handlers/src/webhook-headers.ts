@@ -1,8 +1,8 @@
-// The headers of CONTRACT.md §3 that every delivery carries, whatever its kind: the run id as
-// webhook-id and idempotency key, the attempt's timestamp, Belfry's job/occurrence/attempt
-// headers and the Standard Webhooks signature over exactly the body sent. HTTP requests send
-// them as request headers, broker messages (amqp, nats) as message headers, so one receiver
-// verifies both the same way. Pure.
+// The headers of docs/webhooks.md, "What arrives", that every delivery carries, whatever its kind:
+// the run id as webhook-id and idempotency key, the attempt's timestamp, Belfry's
+// job/occurrence/attempt headers and the Standard Webhooks signature over exactly the body sent.
+// HTTP requests send them as request headers, broker messages (amqp, nats) as message headers, so
+// one receiver verifies both the same way. Pure.
 import { webhookSignatureHeader } from '@belfry/core';
 import type { HandlerContext } from './types';
 

@@ -20,7 +20,8 @@ const SECRET_FIELDS = [
   'authorization',
   'cookie',
   'encryptionKey',
-  // a revealed target holds write-only fields (CONTRACT.md §6): never in a log line
+  // a revealed target holds write-only fields (docs/api.md, "Write-only secrets in targets"):
+  // never in a log line
   'target',
 ];
 

@@ -1,5 +1,5 @@
-// Alerts in the public contract (CONTRACT.md §7, docs/alerts.md): channels, the tenant policy,
-// a job's `alerts` override and incidents. One set of zod schemas validates requests, types the
+// Alerts in the public API (docs/alerts.md; docs/api.md, "Alerts"): channels, the tenant policy, a
+// job's `alerts` override and incidents. One set of zod schemas validates requests, types the
 // services and generates the OpenAPI document.
 import { INCIDENT_KINDS, INCIDENT_STATUSES, NOTIFICATION_EVENTS, NOTIFICATION_STATUSES } from '@belfry/core';
 import { z } from 'zod';

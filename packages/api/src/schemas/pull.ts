@@ -1,4 +1,4 @@
-// Pull queues (CONTRACT.md §6 "Pull queues"): what a tenant's worker sends to claim, heartbeat
+// Pull queues (docs/api.md, "Pull queues"): what a tenant's worker sends to claim, heartbeat
 // and complete runs of `pull` targets, and what it gets back.
 import { z } from 'zod';
 import { PULL_QUEUE_PATTERN } from '@belfry/handlers/schemas';

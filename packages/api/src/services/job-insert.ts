@@ -33,7 +33,10 @@ export interface PreparedJob {
   schedule: ReturnType<typeof scheduleColumns>;
   /** the first occurrence; null when the schedule never fires (the job is created completed) */
   next: Date | null;
-  /** the target as stored: secrets masked, and sealed apart (write-only fields, CONTRACT.md §6) */
+  /**
+   * the target as stored: secrets masked, and sealed apart (write-only fields: docs/api.md,
+   * "Write-only secrets in targets")
+   */
   target: StorableTarget;
   /** scheduled occurrences per minute (core runsPerMinute), for the tenant's maxRunsPerMinute */
   runsPerMinute: number;

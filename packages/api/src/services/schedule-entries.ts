@@ -55,9 +55,10 @@ export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: str
 }
 
 /**
- * Pausing a job whose target is a container also stops its running runs (CONTRACT.md §6):
- * they are cancelled, and the workers holding them hear it (NOTIFY on commit) and stop their
- * containers. Runs of other kinds finish the call they began. Answers how many were cancelled.
+ * Pausing a job whose target is a container also stops its running runs (docs/api.md,
+ * "Container targets"): they are cancelled, and the workers holding them hear it (NOTIFY on
+ * commit) and stop their containers. Runs of other kinds finish the call they began. Answers how
+ * many were cancelled.
  */
 export async function cancelRunningContainerRuns(
   db: Queryable,

@@ -1,7 +1,7 @@
-// Write-only target fields (CONTRACT.md §6) at the API's edge: what a client sends is split
-// into the clear target (secrets masked as '***') and the sealed secrets, which go to
-// jobs.target_secrets; '***' sent back keeps what is stored. Which fields are secret comes
-// from each kind's `secrets` declaration (@belfry/handlers), never from here.
+// Write-only target fields (docs/api.md, "Write-only secrets in targets") at the API's edge: what a
+// client sends is split into the clear target (secrets masked as '***') and the sealed secrets,
+// which go to jobs.target_secrets; '***' sent back keeps what is stored. Which fields are secret
+// comes from each kind's `secrets` declaration (@belfry/handlers), never from here.
 import type { Keyring } from '@belfry/core';
 import { revealTarget, type StoredTarget, sealTarget } from '@belfry/handlers/schemas';
 import { AppError } from '../errors';

@@ -1,7 +1,7 @@
-// The `amqp` target kind (CONTRACT.md §6): a message published to a RabbitMQ (AMQP 0-9-1)
-// exchange per attempt. What a client sends, what the API answers (the URL's password masked)
-// and which fields are secrets. The URL may carry credentials — that is how AMQP logs in —
-// and names at most one virtual host. Its runs travel in the push lane.
+// The `amqp` target kind (docs/api.md, "Targets"): a message published to a RabbitMQ (AMQP 0-9-1)
+// exchange per attempt. What a client sends, what the API answers (the URL's password masked) and
+// which fields are secrets. The URL may carry credentials — that is how AMQP logs in — and names at
+// most one virtual host. Its runs travel in the push lane.
 import { textProblem } from '@belfry/core';
 import { z } from 'zod';
 import { brokerUrlSchema, maskUrlPassword } from '../brokers/broker-url';

@@ -1,7 +1,7 @@
 // Broker URLs (amqp, nats targets): the schema half — which schemes a kind accepts, the shape
-// checks that keep what is stored exactly what was validated — and the masking of the
-// password a URL may carry (CONTRACT.md §6: `amqp://user:***@host/vhost`). Unlike HTTP
-// targets, broker URLs may carry credentials: that is how AMQP and NATS authenticate.
+// checks that keep what is stored exactly what was validated — and the masking of the password a
+// URL may carry (docs/api.md, "Write-only secrets in targets": `amqp://user:***@host/vhost`).
+// Unlike HTTP targets, broker URLs may carry credentials: that is how AMQP and NATS authenticate.
 import { hasControlCharacter, parseHostAsIp, textProblem } from '@belfry/core';
 import { z } from 'zod';
 import { SECRET_MASK } from '../kind';

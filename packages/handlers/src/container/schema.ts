@@ -1,7 +1,7 @@
-// The `container` target kind (CONTRACT.md §6): one container per attempt on a Docker Engine.
-// What a client sends is checked here for form (image reference grammar, argument and env
-// sizes, limits); whether the image is ALLOWED is the operator's allow-list, checked by the API
-// at create/update time (422) and again by the engine before it runs. Its runs travel in the
+// The `container` target kind (docs/api.md, "Container targets"): one container per attempt on a
+// Docker Engine. What a client sends is checked here for form (image reference grammar, argument
+// and env sizes, limits); whether the image is ALLOWED is the operator's allow-list, checked by the
+// API at create/update time (422) and again by the engine before it runs. Its runs travel in the
 // container lane, which only nodes with a Docker Engine serve.
 import { hasControlCharacter, textProblem } from '@belfry/core';
 import { z } from 'zod';

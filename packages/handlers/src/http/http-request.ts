@@ -85,7 +85,8 @@ export function buildHeaders(
   return { headers };
 }
 
-const REDACTED = SECRET_MASK; // as write-only target fields read back (CONTRACT.md §6)
+// as write-only target fields read back (docs/api.md, "Write-only secrets in targets")
+const REDACTED = SECRET_MASK;
 const ALWAYS_REDACTED = new Set(['webhook-signature', 'authorization', 'proxy-authorization', 'cookie']);
 // Substrings that mark a credential-bearing custom header (x-api-key, x-auth-token,
 // x-client-secret, ...). Broader than strictly needed: a redacted harmless header costs

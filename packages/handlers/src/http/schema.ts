@@ -1,7 +1,7 @@
-// The `http` target kind (CONTRACT.md §2, §3): what a client sends, what the API answers, and
-// the rules that keep a delivery unambiguous and safe — http(s) URLs without credentials or
-// odd hosts, headers that cannot override the ones Belfry signs. The engine sends exactly what
-// is stored here. Its runs travel in the push lane.
+// The `http` target kind (docs/api.md, "Targets"; docs/webhooks.md): what a client sends, what the
+// API answers, and the rules that keep a delivery unambiguous and safe — http(s) URLs without
+// credentials or odd hosts, headers that cannot override the ones Belfry signs. The engine sends
+// exactly what is stored here. Its runs travel in the push lane.
 import { hasControlCharacter, parseHostAsIp, textProblem } from '@belfry/core';
 import { z } from 'zod';
 import { TargetHeaders } from '../fields';

@@ -1,6 +1,6 @@
-// The `nats` target kind (CONTRACT.md §6): a message published to NATS JetStream per attempt.
-// What a client sends, what the API answers (the URL's password masked) and which fields are
-// secrets. The URL may carry a user and password, or a token as its user. Its runs travel in
+// The `nats` target kind (docs/api.md, "Targets"): a message published to NATS JetStream per
+// attempt. What a client sends, what the API answers (the URL's password masked) and which fields
+// are secrets. The URL may carry a user and password, or a token as its user. Its runs travel in
 // the push lane.
 import { hasControlCharacter, textProblem } from '@belfry/core';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// The pull kind: the queue name rule of CONTRACT.md §6, its routing to the tenant's pull
+// The pull kind: the queue name rule of docs/api.md, "Targets", its routing to the tenant's pull
 // queue by name, and that no engine handler exists for it.
 import { describe, expect, it } from 'vitest';
 import { createHandlerRegistry, defaultHandlers } from '../registry';

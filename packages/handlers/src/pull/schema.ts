@@ -1,11 +1,11 @@
-// The `pull` target kind (CONTRACT.md §6 "Pull queues"): runs wait in Belfry, in the tenant's
-// queue of this name, until the tenant's own workers claim them over REST (POST
-// /api/v1/queues/{queue}/claim). Nothing is delivered by the engine, so there is no handler
-// and nothing secret; the queue name is all there is.
+// The `pull` target kind (docs/api.md, "Pull queues"): runs wait in Belfry, in the tenant's queue
+// of this name, until the tenant's own workers claim them over REST (POST
+// /api/v1/queues/{queue}/claim). Nothing is delivered by the engine, so there is no handler and
+// nothing secret; the queue name is all there is.
 import { z } from 'zod';
 import { defineKind } from '../kind';
 
-/** CONTRACT.md §6: pull queue names. */
+/** Pull queue names (docs/api.md, "Targets"). */
 export const PULL_QUEUE_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 
 export const PullQueueName = z

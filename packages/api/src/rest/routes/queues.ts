@@ -1,4 +1,4 @@
-// /api/v1/queues and the lease endpoints of /api/v1/runs (CONTRACT.md §6 "Pull queues"): thin
+// /api/v1/queues and the lease endpoints of /api/v1/runs (docs/api.md, "Pull queues"): thin
 // handlers over the pull-queue service.
 import { PROBLEMS } from '../../openapi/problems';
 import {

@@ -13,7 +13,7 @@ interface PullDraft {
 
 type PullTarget = Extract<Target, { type: 'pull' }>;
 
-/** CONTRACT.md §6: pull queue names. */
+/** Pull queue names (docs/api.md, "Targets"). */
 const QUEUE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
 export const pullUi = defineTargetUi<PullDraft>({
