@@ -115,9 +115,11 @@ describe('views', () => {
   it('shows runs and a run with its attempts', () => {
     expect(runsTable([run], now)).toMatch(/dead\s+schedule\s+5m ago\s+2\s+2\.5s\s+4m ago/);
     const detail = runDetail(run, now);
-    expect(detail).toMatch(/#\s+STATUS\s+HTTP\s+DURATION\s+STARTED\s+WORKER\s+ERROR/);
+    expect(detail).toMatch(/#\s+STATUS\s+RESULT\s+DURATION\s+STARTED\s+WORKER\s+ERROR/);
     expect(detail).toMatch(/1\s+failed\s+503\s+120ms\s+5m ago\s+node-a\s+HTTP 503/);
     expect(detail).toContain('last response: boom');
+    const container = { ...run.attempts[0]!, httpStatus: null, exitCode: 3, error: 'exited with code 3' };
+    expect(runDetail({ ...run, attempts: [container] }, now)).toMatch(/1\s+failed\s+exit 3\s+120ms/);
     expect(runDetail({ ...run, status: 'skipped', skipReason: 'overlap', attempts: [] }, now)).toContain(
       'skipped (overlap)',
     );

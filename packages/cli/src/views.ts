@@ -152,7 +152,7 @@ export function runDetail(run: Run, now: Date): string {
     [
       { header: '#' },
       { header: 'STATUS' },
-      { header: 'HTTP' },
+      { header: 'RESULT' },
       { header: 'DURATION' },
       { header: 'STARTED' },
       { header: 'WORKER', max: 24 },
@@ -161,7 +161,7 @@ export function runDetail(run: Run, now: Date): string {
     run.attempts.map((a) => [
       String(a.attempt),
       a.status,
-      a.httpStatus === null ? '-' : String(a.httpStatus),
+      attemptResult(a),
       a.durationMs === null ? '-' : formatMs(a.durationMs),
       formatRelative(a.startedAt, now),
       a.workerId ?? '-',
@@ -239,4 +239,11 @@ export function incidentsTable(incidents: Incident[], now: Date): string {
       i.notifications.length ? i.notifications.map((n) => `${n.event} ${n.status}`).join(', ') : '-',
     ]),
   );
+}
+
+/** What answered an attempt: the HTTP status, or a container's exit code. */
+function attemptResult(a: { httpStatus: number | null; exitCode?: number | null }): string {
+  if (a.httpStatus !== null) return String(a.httpStatus);
+  if (a.exitCode !== null && a.exitCode !== undefined) return `exit ${a.exitCode}`;
+  return '-';
 }

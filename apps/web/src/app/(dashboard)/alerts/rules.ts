@@ -1,4 +1,4 @@
-// The alert rules (CONTRACT §7) as the dashboard edits and shows them: the draft the inputs
+// The alert rules (docs/alerts.md) as the dashboard edits and shows them: the draft the inputs
 // hold, the checks the form makes before asking the server, and the rules in words. No
 // React here, so it is tested on its own (rules.test.ts).
 export interface AlertRules {

@@ -15,7 +15,7 @@ export interface HeaderRow {
   value: string;
 }
 
-/** A job's own `alerts` as the API takes them (CONTRACT §7): every key optional. */
+/** A job's own `alerts` as the API takes them (docs/alerts.md): every key optional. */
 export interface JobAlerts extends Partial<AlertRules> {
   channels?: string[];
 }
