@@ -63,7 +63,9 @@ export function alertsCommand(ctx: Context): Command {
   const alerts = new Command('alerts').description('alert channels and the default alert policy');
   const channels = new Command('channels').description('where alerts go: email, slack, webhook, pagerduty');
 
-  addPageOptions(channels.command('list').description("list the tenant's alert channels, oldest first (secrets masked)"))
+  addPageOptions(
+    channels.command('list').description("list the tenant's alert channels, oldest first (secrets masked)"),
+  )
     .addOption(jsonOption())
     .action(async (flags: PageFlags & { json?: boolean }) => {
       const client = clientFor(ctx);
