@@ -5,6 +5,7 @@ import { Keyring, type WorkerLane } from '@belfry/core';
 import {
   createPool,
   createQueueClient,
+  countNotificationOutcomes,
   type DatabaseTarget,
   localSecret,
   migrate,
@@ -251,9 +252,9 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     sender: alertSenders,
     log,
     config: alertDispatcherConfig(env),
-    onReport: (r) => metrics.alertNotifications.inc({ channel_type: r.channelType, status: r.status }, r.notifications),
   });
   const watchdog = new LateWatchdog(pool, { intervalMs: env.alerts.lateCheckMs }, log);
+  metrics.setNotificationSource(() => countNotificationOutcomes(pool));
   metrics.setIncidentSource(async () => {
     const { rows } = await pool.query<{ kind: string; n: number }>(
       `SELECT k AS kind, (SELECT count(*)::int FROM incidents WHERE kind = k AND resolved_at IS NULL) AS n

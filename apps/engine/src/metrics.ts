@@ -3,6 +3,12 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+export interface NotificationCount {
+  channel_type: string;
+  status: string;
+  n: number;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly startLag = new Histogram({
@@ -56,12 +62,23 @@ export class Metrics {
     buckets: [0.01, 0.05, 0.25, 1, 5, 30, 120],
     registers: [this.registry],
   });
+  // Cluster-wide, from the outbox rows' recorded outcomes: the web process's dispatcher serves
+  // no /metrics, so counting in-process would miss what it sent. Read at scrape time, cached.
   readonly alertNotifications = new Counter({
     name: 'belfry_alert_notifications_total',
-    help: 'Alert notifications handled by this node, by channel type and result (sent, retry, failed)',
+    help: 'Alert notifications by channel type and result (sent, retry, failed), cluster-wide, from the outbox',
     labelNames: ['channel_type', 'status'],
     registers: [this.registry],
+    collect: async () => {
+      const counts = await this.notificationCounts().catch(() => null);
+      if (!counts) return;
+      this.alertNotifications.reset();
+      for (const c of counts) this.alertNotifications.inc({ channel_type: c.channel_type, status: c.status }, c.n);
+    },
   });
+  private notificationSource: (() => Promise<NotificationCount[]>) | undefined;
+  private notificationCache: { at: number; counts: Promise<NotificationCount[]> } | undefined;
+  private notificationCacheMs = 5_000;
   readonly openIncidents = new Gauge({
     name: 'belfry_open_incidents',
     help: 'Open incidents by kind, cluster-wide, read at scrape time',
@@ -83,6 +100,28 @@ export class Metrics {
   /** Where belfry_queue_depth comes from (a query); without one the gauge stays empty. */
   setQueueDepthSource(source: () => Promise<Record<string, number>>): void {
     this.depthSource = source;
+  }
+
+  /** Where belfry_alert_notifications_total comes from (a query); answers are reused for `cacheMs`. */
+  setNotificationSource(source: () => Promise<NotificationCount[]>, cacheMs = 5_000): void {
+    this.notificationSource = source;
+    this.notificationCacheMs = cacheMs;
+    this.notificationCache = undefined;
+  }
+
+  private notificationCounts(): Promise<NotificationCount[] | null> {
+    const source = this.notificationSource;
+    if (!source) return Promise.resolve(null);
+    const now = Date.now();
+    if (!this.notificationCache || now - this.notificationCache.at >= this.notificationCacheMs) {
+      const counts = source();
+      // A failed read is not cached: the next scrape asks again.
+      counts.catch(() => {
+        if (this.notificationCache?.counts === counts) this.notificationCache = undefined;
+      });
+      this.notificationCache = { at: now, counts };
+    }
+    return this.notificationCache.counts;
   }
 
   /** Where belfry_open_incidents comes from (a query). */

@@ -73,6 +73,23 @@ describe('belfry alerts and incidents', () => {
     expect(list.stdout).toContain(channel.id);
     expect(list.stdout).toContain('a@example.com, b@example.com');
     expect(list.stdout).not.toContain('s3cret');
+    // One channel a page: the rest is offered by cursor; --all follows it to the end.
+    const paged = await belfry(['alerts', 'channels', 'list', '--limit', '1', '--json']);
+    const page = JSON.parse(paged.stdout);
+    expect(page.data.map((c: { id: string }) => c.id)).toEqual([channel.id]);
+    expect(page.nextCursor).toEqual(expect.any(String));
+    const rest = JSON.parse(
+      (await belfry(['alerts', 'channels', 'list', '--cursor', page.nextCursor, '--json'])).stdout,
+    );
+    expect(rest.data).toHaveLength(1);
+    expect(rest.nextCursor).toBeNull();
+    const all = JSON.parse((await belfry(['alerts', 'channels', 'list', '--all', '--limit', '1', '--json'])).stdout);
+    expect(all.data).toHaveLength(2);
+    const badLimit = await belfry(['alerts', 'channels', 'list', '--limit', '0']);
+    expect(badLimit.code).toBe(2);
+    const badCursor = await belfry(['alerts', 'channels', 'list', '--cursor', 'nope']);
+    expect(badCursor.code).toBe(1);
+    expect(badCursor.stderr).toContain('cursor');
 
     const tested = await belfry(['alerts', 'channels', 'test', channel.id]);
     expect(tested.code, tested.stderr).toBe(0);

@@ -54,6 +54,8 @@ export type ListRunsQuery = QueryOf<'listJobRuns'>;
 export type ListDeadLetterQuery = QueryOf<'listDeadLetter'>;
 export type SchedulePreviewQuery = QueryOf<'previewSchedule'>;
 export type ListIncidentsQuery = QueryOf<'listIncidents'>;
+export type ListQueuesQuery = QueryOf<'listQueues'>;
+export type ListAlertChannelsQuery = QueryOf<'listAlertChannels'>;
 
 /** What a call answers: its data, or a SyntaxError from a body that claimed JSON and was not. */
 async function dataOf<T>(call: Promise<{ data?: T; response: Response }>): Promise<T> {
@@ -189,8 +191,9 @@ export class BelfryClient {
   }
 
   /** The tenant's pull queues: waiting, claimed, last claim, workers seen. */
-  listQueues(): Promise<{ data: PullQueue[] }> {
-    return dataOf(this.api.GET('/api/v1/queues'));
+  /** A page of the tenant's pull queues, by name. */
+  listQueues(query: ListQueuesQuery = {}): Promise<Page<PullQueue>> {
+    return dataOf(this.api.GET('/api/v1/queues', { params: { query } }));
   }
 
   /** The next fire times of a cron expression or interval, exactly as the scheduler computes them. */
@@ -207,8 +210,9 @@ export class BelfryClient {
     return dataOf(this.api.POST('/api/v1/signing-secret/rotate'));
   }
 
-  listAlertChannels(): Promise<{ data: AlertChannel[] }> {
-    return dataOf(this.api.GET('/api/v1/alert-channels'));
+  /** A page of the tenant's alert channels, oldest first. */
+  listAlertChannels(query: ListAlertChannelsQuery = {}): Promise<Page<AlertChannel>> {
+    return dataOf(this.api.GET('/api/v1/alert-channels', { params: { query } }));
   }
 
   /** Secrets (a Slack URL, a webhook URL's query, a PagerDuty routing key) read back as `***`. */

@@ -118,6 +118,15 @@ describe('@belfry/client against a real server and engine', () => {
     const names: string[] = [];
     for await (const j of client.paginate((q) => client.listJobs({ ...q, limit: 2 }))) names.push(j.name);
     expect(names.sort()).toEqual(['p1', 'p2', 'p3']);
+    for (const to of ['a@example.com', 'b@example.com', 'c@example.com']) {
+      await client.createAlertChannel({ type: 'email', to: [to] });
+    }
+    const channels: string[] = [];
+    for await (const c of client.paginate((q) => client.listAlertChannels({ ...q, limit: 2 }))) {
+      channels.push(c.type === 'email' ? (c.to[0] ?? '') : c.type);
+    }
+    expect(channels).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+    expect(await client.listQueues({ limit: 1 })).toEqual({ data: [], nextCursor: null });
 
     const [target] = first.data;
     if (!target) throw new Error('no job');

@@ -82,7 +82,13 @@ export const AlertChannel = z
   ])
   .meta({ id: 'AlertChannel' });
 export type AlertChannelView = z.output<typeof AlertChannel>;
-export const AlertChannelList = z.strictObject({ data: z.array(AlertChannel) }).meta({ id: 'AlertChannelList' });
+export const AlertChannelList = pageOf(AlertChannel, 'AlertChannelList');
+
+export const AlertChannelsQuery = z.strictObject({
+  limit: LimitParam.optional(),
+  cursor: CursorParam.optional(),
+});
+export type AlertChannelsQuery = z.output<typeof AlertChannelsQuery>;
 
 export const ChannelTestResult = z
   .strictObject({ delivered: z.boolean(), error: z.string().optional() })

@@ -2,7 +2,7 @@
 // and complete runs of `pull` targets, and what it gets back.
 import { z } from 'zod';
 import { PULL_QUEUE_PATTERN } from '@belfry/handlers/schemas';
-import { NullableTimestamp, Timestamp } from './common';
+import { CursorParam, LimitParam, NullableTimestamp, pageOf, Timestamp } from './common';
 import { Run } from './resources';
 import { storableText } from './text';
 
@@ -107,4 +107,10 @@ export const PullQueue = z
   .meta({ id: 'PullQueue' });
 export type PullQueueView = z.output<typeof PullQueue>;
 
-export const PullQueueList = z.strictObject({ data: z.array(PullQueue) }).meta({ id: 'PullQueueList' });
+export const PullQueueList = pageOf(PullQueue, 'PullQueueList');
+
+export const ListQueuesQuery = z.strictObject({
+  limit: LimitParam.optional(),
+  cursor: CursorParam.optional(),
+});
+export type ListQueuesQuery = z.output<typeof ListQueuesQuery>;

@@ -7,10 +7,16 @@ import type { AlertMessage, ChannelConfig } from '@belfry/alerts';
 import { ALERT_CHANNEL_PURPOSE, newId, SIGNING_SECRET_PURPOSE } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
-import { AlertChannelInput, type AlertChannelPatch, type AlertChannelView } from '../schemas/alerts';
+import {
+  AlertChannelInput,
+  type AlertChannelPatch,
+  type AlertChannelsQuery,
+  type AlertChannelView,
+} from '../schemas/alerts';
 import { authorize } from '../security/scopes';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
+import { decodeCursor, type Page, pageLimit, sortTsSql, toPage } from './pagination';
 
 export const MASK = '***';
 const MAX_CHANNELS = 100;
@@ -62,13 +68,26 @@ async function selectChannel(deps: ServiceDeps, tenantId: string, id: string): P
   return rows[0];
 }
 
-export async function listChannels(deps: ServiceDeps, actor: Actor): Promise<{ data: AlertChannelView[] }> {
+/** Oldest first, a page at a time (`?limit=`, `?cursor=`). */
+export async function listChannels(
+  deps: ServiceDeps,
+  actor: Actor,
+  query: AlertChannelsQuery = {},
+): Promise<Page<AlertChannelView>> {
   authorize(actor, 'jobs:read');
-  const { rows } = await deps.pool.query<ChannelRow>(
-    'SELECT id, type, config, sealed, created_at, updated_at FROM alert_channels WHERE tenant_id = $1 ORDER BY id',
-    [actor.tenantId],
+  const limit = pageLimit(query.limit);
+  const after = decodeCursor('alert-channels', query.cursor);
+  const values: unknown[] = [actor.tenantId];
+  const where = ['tenant_id = $1'];
+  if (after) where.push(`(created_at, id) > ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
+  values.push(limit + 1);
+  const { rows } = await deps.pool.query<ChannelRow & { sort_ts: string }>(
+    `SELECT id, type, config, sealed, created_at, updated_at, ${sortTsSql('created_at')} AS sort_ts
+     FROM alert_channels WHERE ${where.join(' AND ')}
+     ORDER BY created_at, id LIMIT $${values.length}`,
+    values,
   );
-  return { data: rows.map(toView) };
+  return toPage('alert-channels', rows, limit, (r) => ({ t: r.sort_ts, id: r.id }), toView);
 }
 
 export async function getChannel(deps: ServiceDeps, actor: Actor, id: string): Promise<AlertChannelView> {

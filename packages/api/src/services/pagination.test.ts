@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors';
 import { canonicalJson } from './idempotency';
-import { decodeCursor, encodeCursor, pageLimit, toPage } from './pagination';
+import { decodeCursor, encodeCursor, pageByName, pageLimit, toPage } from './pagination';
 
 const key = { t: '2026-11-29T10:00:00.123456Z', id: 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T' };
 
@@ -59,5 +59,29 @@ describe('canonicalJson', () => {
       '{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}',
     );
     expect(canonicalJson({ at: new Date('2026-01-01T00:00:00Z') })).toBe('{"at":"2026-01-01T00:00:00.000Z"}');
+  });
+});
+
+describe('pageByName', () => {
+  const items = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
+  const nameOf = (i: { name: string }) => i.name;
+
+  it('walks a sorted list by name and ends with nextCursor null', () => {
+    const first = pageByName('queues', items, nameOf, { limit: 2 });
+    expect(first.data.map(nameOf)).toEqual(['a', 'b']);
+    const second = pageByName('queues', items, nameOf, { limit: 2, cursor: first.nextCursor ?? '' });
+    expect(second.data.map(nameOf)).toEqual(['c', 'd']);
+    const last = pageByName('queues', items, nameOf, { limit: 2, cursor: second.nextCursor ?? '' });
+    expect(last).toEqual({ data: [{ name: 'e' }], nextCursor: null });
+    expect(pageByName('queues', items, nameOf, {})).toEqual({ data: items, nextCursor: null });
+  });
+
+  it('refuses a cursor of another list, a malformed one and a bad limit', () => {
+    const other = encodeCursor('jobs', key);
+    const otherNames = Buffer.from(JSON.stringify(['channels', 'a'])).toString('base64url');
+    for (const cursor of [other, otherNames, 'not*base64', Buffer.from('[').toString('base64url')]) {
+      expect(() => pageByName('queues', items, nameOf, { cursor })).toThrow(AppError);
+    }
+    expect(() => pageByName('queues', items, nameOf, { limit: 0 })).toThrow(AppError);
   });
 });

@@ -72,3 +72,36 @@ export function pageLimit(limit: number | undefined): number {
   }
   return n;
 }
+
+/**
+ * Lists computed whole and sorted by a unique name (e.g. pull queues): the page after the
+ * cursor's name. The cursor is base64url of [kind, name], refused by any other list.
+ */
+export function pageByName<T>(kind: string, items: T[], nameOf: (item: T) => string, input: PageInput): Page<T> {
+  const limit = pageLimit(input.limit);
+  let after: string | null = null;
+  if (input.cursor !== undefined) {
+    const invalid = () => AppError.invalid([{ path: 'cursor', message: 'is not a cursor this list handed out' }]);
+    if (!/^[A-Za-z0-9_-]{1,400}$/.test(input.cursor)) throw invalid();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8'));
+    } catch {
+      throw invalid();
+    }
+    if (!Array.isArray(parsed) || parsed.length !== 2 || parsed[0] !== kind || typeof parsed[1] !== 'string') {
+      throw invalid();
+    }
+    after = parsed[1];
+  }
+  const rest = after === null ? items : items.filter((item) => nameOf(item) > after);
+  const data = rest.slice(0, limit);
+  const last = data[data.length - 1];
+  return {
+    data,
+    nextCursor:
+      rest.length > limit && last
+        ? Buffer.from(JSON.stringify([kind, nameOf(last)]), 'utf8').toString('base64url')
+        : null,
+  };
+}

@@ -63,13 +63,15 @@ export function alertsCommand(ctx: Context): Command {
   const alerts = new Command('alerts').description('alert channels and the default alert policy');
   const channels = new Command('channels').description('where alerts go: email, slack, webhook, pagerduty');
 
-  channels
-    .command('list')
-    .description("list the tenant's alert channels (secrets masked)")
+  addPageOptions(
+    channels.command('list').description("list the tenant's alert channels, oldest first (secrets masked)"),
+  )
     .addOption(jsonOption())
-    .action(async (flags: { json?: boolean }) => {
-      const list = await clientFor(ctx).listAlertChannels();
-      emit(ctx, flags.json, list, () => alertChannelsTable(list.data));
+    .action(async (flags: PageFlags & { json?: boolean }) => {
+      const client = clientFor(ctx);
+      const page = await collect(flags, (q) => client.listAlertChannels(q));
+      emit(ctx, flags.json, page, () => alertChannelsTable(page.data));
+      morePages(ctx, page, flags.json);
     });
 
   channels

@@ -97,3 +97,38 @@ export async function finishAlertNotifications(tx: Queryable, results: Notificat
     ],
   );
 }
+
+export interface NotificationOutcomeCount {
+  channel_type: string;
+  status: 'sent' | 'retry' | 'failed';
+  n: number;
+}
+
+/**
+ * What every dispatcher (engine nodes and web processes alike) recorded on the outbox, per
+ * channel type: notifications sent, failed for good, and failed attempts that were retried.
+ * Each claim adds one attempt, so a finished row was retried attempts - 1 times and a pending
+ * one attempts times — less the attempt in flight while its lease is held. Notifications of a
+ * deleted channel count as channel type "deleted" (as the dispatcher reports them).
+ */
+export async function countNotificationOutcomes(db: Queryable): Promise<NotificationOutcomeCount[]> {
+  const { rows } = await db.query<NotificationOutcomeCount>(
+    `WITH per_type AS (
+       SELECT coalesce(ch.type, 'deleted') AS channel_type,
+              count(*) FILTER (WHERE n.status = 'sent')::int AS sent,
+              count(*) FILTER (WHERE n.status = 'failed')::int AS failed,
+              coalesce(sum(CASE
+                WHEN n.status <> 'pending' THEN greatest(n.attempts - 1, 0)
+                WHEN n.locked_until > now() THEN greatest(n.attempts - 1, 0)
+                ELSE n.attempts END), 0)::int AS retry
+       FROM alert_notifications n
+       LEFT JOIN alert_channels ch ON ch.id = n.channel_id AND ch.tenant_id = n.tenant_id
+       GROUP BY 1
+     )
+     SELECT channel_type, s.status, s.n
+     FROM per_type
+     CROSS JOIN LATERAL (VALUES ('sent', sent), ('retry', retry), ('failed', failed)) AS s(status, n)
+     ORDER BY channel_type, s.status`,
+  );
+  return rows;
+}

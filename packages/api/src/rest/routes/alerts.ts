@@ -4,6 +4,7 @@ import {
   AlertChannel,
   AlertChannelInput,
   AlertChannelList,
+  AlertChannelsQuery,
   AlertChannelPatch,
   AlertPolicy,
   AlertPolicyInput,
@@ -39,9 +40,15 @@ export const alertRoutes = [
     summary: "The tenant's alert channels",
     tag: TAG,
     scope: 'jobs:read',
-    responses: { 200: { description: 'Channels', content: { 'application/json': { schema: AlertChannelList } } } },
-    async handle({ deps, actor }) {
-      return json(200, await listChannels(deps, actor));
+    query: AlertChannelsQuery,
+    responses: {
+      200: {
+        description: 'A page of channels, oldest first',
+        content: { 'application/json': { schema: AlertChannelList } },
+      },
+    },
+    async handle({ deps, actor, query }) {
+      return json(200, await listChannels(deps, actor, query));
     },
   }),
   route({

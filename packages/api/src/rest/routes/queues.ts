@@ -7,11 +7,13 @@ import {
   CompleteBody,
   HeartbeatBody,
   HeartbeatResult,
+  ListQueuesQuery,
   PullQueueList,
   PullQueueParam,
 } from '../../schemas/pull';
 import { Run } from '../../schemas/resources';
 import { parseInput } from '../../schemas/validate';
+import { pageByName } from '../../services/pagination';
 import { claimFromPullQueue, completePullRun, heartbeatPullRun, listPullQueues } from '../../services/pull-queues';
 import { json } from '../response';
 import { route } from '../route';
@@ -83,14 +85,20 @@ export const queueRoutes = [
     summary: 'The tenant’s pull queues',
     description:
       'Every queue a job targets, has waiting runs or was claimed from: runs waiting (and due), claimed, the ' +
-      'last claim and the workers seen in the last 24 hours.',
+      'last claim and the workers seen in the last 24 hours. By name, a page at a time.',
     tag: 'Pull queues',
     scope: 'runs:read',
+    query: ListQueuesQuery,
     responses: {
-      200: { description: 'The pull queues', content: { 'application/json': { schema: PullQueueList } } },
+      200: { description: 'A page of pull queues', content: { 'application/json': { schema: PullQueueList } } },
     },
-    async handle({ deps, actor }) {
-      return json(200, await listPullQueues(deps, actor));
+    async handle({ deps, actor, query }) {
+      // The service answers every queue, sorted by name; the page is cut here.
+      const { data } = await listPullQueues(deps, actor);
+      return json(
+        200,
+        pageByName('queues', data, (q) => q.name, query),
+      );
     },
   }),
 ];

@@ -8,12 +8,14 @@ import { JobIdInput } from '../../schemas/common';
 import { createChannel, deleteChannel, listChannels, testChannel } from '../../services/alert-channels';
 import { getPolicy, putPolicy } from '../../services/alert-policy';
 import { listIncidents } from '../../services/incidents';
+import { MAX_LIMIT } from '../../services/pagination';
 import { router, tenantProcedure } from '../init';
 
 const ById = z.strictObject({ id: z.string().min(1).max(100) });
 
 export const alertsRouter = router({
-  channels: tenantProcedure.query(({ ctx }) => listChannels(ctx.deps, ctx.actor)),
+  // A tenant has at most 100 channels: one page holds them all.
+  channels: tenantProcedure.query(({ ctx }) => listChannels(ctx.deps, ctx.actor, { limit: MAX_LIMIT })),
   createChannel: tenantProcedure
     .input(AlertChannelInput)
     .mutation(({ ctx, input }) => createChannel(ctx.deps, ctx.actor, input)),

@@ -1,0 +1,89 @@
+// Every list of /api/v1 is cursor-paginated (CONTRACT.md §2): alert channels and pull queues
+// answer { data, nextCursor }, walk to the end a page at a time, and refuse a bad limit or
+// cursor with problem+json.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertChannelList, PullQueueList } from '../src/index';
+import { client, createHarness, type Harness, jobBody, makeTenant, type TestTenant } from './support';
+
+let h: Harness;
+let t: TestTenant;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  t = await makeTenant(h);
+  api = client(h, t.key);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Follows nextCursor from the first page; answers the ids (or names) in order and the page sizes. */
+async function walk(path: string, limit: number, keyOf: (item: Record<string, unknown>) => string) {
+  const keys: string[] = [];
+  const sizes: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await api.get(`${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    keys.push(...res.body.data.map(keyOf));
+    sizes.push(res.body.data.length);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return { keys, sizes };
+}
+
+async function expectBadPageInput(path: string) {
+  for (const [query, field] of [
+    ['limit=0', 'limit'],
+    ['limit=501', 'limit'],
+    ['limit=ten', 'limit'],
+    ['cursor=not*a*cursor', 'cursor'],
+    // a cursor another list handed out
+    [
+      `cursor=${Buffer.from(JSON.stringify(['jobs', '2026-11-30T10:00:00.000000Z', 'job_01'])).toString('base64url')}`,
+      'cursor',
+    ],
+  ] as const) {
+    const res = await api.get(`${path}?${query}`);
+    expect(res.status, `${path}?${query}`).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(field);
+  }
+}
+
+describe('list pagination', () => {
+  it('GET /alert-channels pages oldest first and ends with nextCursor null', async () => {
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await api.post('/api/v1/alert-channels', { type: 'email', to: [`ops${i}@example.com`] });
+      expect(res.status).toBe(201);
+      created.push(res.body.id);
+    }
+    const first = await api.get('/api/v1/alert-channels?limit=2');
+    expect(AlertChannelList.parse(first.body).data).toHaveLength(2);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const { keys, sizes } = await walk('/api/v1/alert-channels', 2, (c) => c.id as string);
+    expect(keys).toEqual(created);
+    expect(sizes).toEqual([2, 2, 1]);
+    const all = await api.get('/api/v1/alert-channels');
+    expect(all.body).toEqual({ data: expect.any(Array), nextCursor: null });
+    expect(all.body.data).toHaveLength(5);
+    await expectBadPageInput('/api/v1/alert-channels');
+  });
+
+  it('GET /queues pages by name and ends with nextCursor null', async () => {
+    const names = ['q-c', 'q-a', 'q-e', 'q-b', 'q-d'];
+    for (const queue of names) {
+      const res = await api.post('/api/v1/jobs', jobBody({ name: queue, target: { type: 'pull', queue } }));
+      expect(res.status).toBe(201);
+    }
+    const first = await api.get('/api/v1/queues?limit=2');
+    expect(PullQueueList.parse(first.body).data.map((q) => q.name)).toEqual(['q-a', 'q-b']);
+    const { keys, sizes } = await walk('/api/v1/queues', 2, (q) => q.name as string);
+    expect(keys).toEqual([...names].sort());
+    expect(sizes).toEqual([2, 2, 1]);
+    expect((await api.get('/api/v1/queues')).body.nextCursor).toBeNull();
+    await expectBadPageInput('/api/v1/queues');
+  });
+});
