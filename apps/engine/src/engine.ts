@@ -35,7 +35,6 @@ export interface RunningEngine {
   stop(): Promise<void>;
 }
 
-
 export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngine> {
   const target = await resolveDatabase(env.db, (m) => log.info(m));
   try {
@@ -84,7 +83,6 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
 
   const registry = new NodeRegistry(pool, { nodeId: env.nodeId, roles: env.roles }, log);
   await registry.start();
-
 
   const ctx: RoleContext = { env, log, target, pool, boss, metrics, clock };
   const stops: (() => Promise<void>)[] = [];

@@ -1,6 +1,12 @@
 // Alerts: every node (whatever its roles) drains the notification outbox and watches for late
 // occurrences; the web process does too, so alerts still go out with every engine stopped.
-import { AlertDispatcher, ChannelSenders, DEFAULT_DISPATCHER_CONFIG, dashboardLinks, LateWatchdog } from '@belfry/alerts';
+import {
+  AlertDispatcher,
+  ChannelSenders,
+  DEFAULT_DISPATCHER_CONFIG,
+  dashboardLinks,
+  LateWatchdog,
+} from '@belfry/alerts';
 import { Keyring } from '@belfry/core';
 import { localSecret } from '@belfry/db';
 import type { EngineEnv } from '../env';

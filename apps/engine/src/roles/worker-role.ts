@@ -21,7 +21,15 @@ export interface WorkerRole {
   stop(): Promise<void>;
 }
 
-export async function startWorkerRole({ env, log, target, pool, boss, metrics, clock }: RoleContext): Promise<WorkerRole> {
+export async function startWorkerRole({
+  env,
+  log,
+  target,
+  pool,
+  boss,
+  metrics,
+  clock,
+}: RoleContext): Promise<WorkerRole> {
   let docker: DockerEngine | undefined;
   let sweeper: ContainerSweeper | undefined;
   const lanes: WorkerLane[] = ['push'];
@@ -56,8 +64,7 @@ export async function startWorkerRole({ env, log, target, pool, boss, metrics, c
       workerId: env.nodeId,
       lanes: lanes.map((lane) => ({
         lane,
-        slots:
-          lane === 'container' ? () => (docker?.available ? env.containerSlots : 0) : () => env.workerConcurrency,
+        slots: lane === 'container' ? () => (docker?.available ? env.containerSlots : 0) : () => env.workerConcurrency,
       })),
       batchSize: 50,
       runLeaseMs: env.runLeaseMs,

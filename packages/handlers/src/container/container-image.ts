@@ -1,4 +1,4 @@
-// The image of a `container` target per its pull policy: `always` pulls; `if-not-present`
+// The image of a `container` target per its pull policy: `always` pulls; `if-missing`
 // pulls only when the Docker Engine lacks it; `never` refuses a missing image.
 import type Docker from 'dockerode';
 import { dockerMessage, dockerStatus } from './docker';
@@ -21,6 +21,7 @@ export async function ensureImage(docker: Docker, target: StoredContainerTarget)
     }
   }
   await pullImage(docker, image);
+}
 
 async function pullImage(docker: Docker, image: string): Promise<void> {
   let stream: NodeJS.ReadableStream;

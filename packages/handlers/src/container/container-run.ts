@@ -55,7 +55,11 @@ export async function superviseAndCollect(
 }
 
 /** SIGTERM, then SIGKILL after the grace period if it is still running. */
-async function stopContainer(container: Docker.Container, exited: Promise<unknown>, killGraceMs: number): Promise<void> {
+async function stopContainer(
+  container: Docker.Container,
+  exited: Promise<unknown>,
+  killGraceMs: number,
+): Promise<void> {
   await container.kill({ signal: 'SIGTERM' }).catch(() => {});
   const grace = sleep(killGraceMs).then(() => 'grace' as const);
   if ((await Promise.race([exited, grace])) === 'grace') {

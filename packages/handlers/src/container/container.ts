@@ -69,7 +69,9 @@ export class ContainerHandler implements Handler<StoredContainerTarget> {
         throw err;
       }
       try {
-        container = await this.docker.createContainer(containerSpec(name, target, payloadJson, ctx, { pidsLimit: this.pidsLimit, labels: this.options.labels }));
+        container = await this.docker.createContainer(
+          containerSpec(name, target, payloadJson, ctx, { pidsLimit: this.pidsLimit, labels: this.options.labels }),
+        );
       } catch (err) {
         // Created already (by this attempt on a node that died, or a retry of this call): adopt it.
         if (dockerStatus(err) !== 409)

@@ -11,7 +11,15 @@ import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
 import { useTRPC } from '../../_lib/trpc';
 import { ROLE_HELP } from './roles';
 
-export function InviteDialog({ open, onClose, onInvited }: { open: boolean; onClose: () => void; onInvited: () => void }) {
+export function InviteDialog({
+  open,
+  onClose,
+  onInvited,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onInvited: () => void;
+}) {
   const trpc = useTRPC();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'admin' | 'member' | 'viewer'>('member');
