@@ -1,42 +1,26 @@
 // Composition root of an engine node: builds the loops its roles need and owns the order in
-// which they start and stop. Scheduler role: lease keeper + scheduler. Worker role: wake-ups,
-// worker pool, reaper. Every node: registry heartbeat, retention (one node at a time), metrics.
-import { Keyring, type WorkerLane } from '@belfry/core';
+// which they start and stop. Scheduler role: lease keeper + scheduler (roles/scheduler-role.ts).
+// Worker role: wake-ups, worker pool, reaper (roles/worker-role.ts). Every node: registry
+// heartbeat, alerts (roles/alerts-role.ts), retention (one node at a time), metrics.
 import {
   createPool,
   createQueueClient,
-  countNotificationOutcomes,
   type DatabaseTarget,
-  localSecret,
   migrate,
   queueDepth,
   requireDirectConnection,
   resolveDatabase,
 } from '@belfry/db';
-import {
-  AlertDispatcher,
-  ChannelSenders,
-  DEFAULT_DISPATCHER_CONFIG,
-  dashboardLinks,
-  LateWatchdog,
-} from '@belfry/alerts';
-import { LeaseKeeper } from './cluster/lease-keeper';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
-import { connectDocker, createHandlerRegistry, defaultHandlers, type HandlerOptions } from '@belfry/handlers';
-import { ContainerSweeper, DEPLOYMENT_LABEL } from './containers/container-sweeper';
-import { DockerEngine } from './containers/docker-engine';
-import { deploymentId } from './containers/deployment';
 import type { Log } from './logger';
-import { Reaper } from './maintenance/reaper';
 import { Retention } from './maintenance/retention';
 import { Metrics } from './metrics';
-import { DEFAULT_SCHEDULER_CONFIG, Scheduler } from './scheduler/scheduler';
-import { SigningSecrets } from './worker/secrets';
-import { TenantLimits } from './worker/tenant-limits';
-import { Wakeups } from './worker/wakeups';
-import { WorkerPool } from './worker/worker-pool';
+import { startAlerts } from './roles/alerts-role';
+import type { RoleContext } from './roles/role-context';
+import { type SchedulerRole, startSchedulerRole } from './roles/scheduler-role';
+import { startWorkerRole, type WorkerRole } from './roles/worker-role';
 
 /**
  * Connections one engine node opens at most (docs/operations.md counts them): its pool, its
@@ -49,13 +33,6 @@ export interface RunningEngine {
   nodeId: string;
   metricsPort: number | null;
   stop(): Promise<void>;
-}
-
-function alertDispatcherConfig(env: EngineEnv) {
-  return {
-    claim: { ...DEFAULT_DISPATCHER_CONFIG.claim, quietSeconds: env.alerts.digestSeconds },
-    retry: { ...DEFAULT_DISPATCHER_CONFIG.retry, initialDelaySeconds: env.alerts.retrySeconds },
-  };
 }
 
 export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngine> {
@@ -107,168 +84,22 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
   const registry = new NodeRegistry(pool, { nodeId: env.nodeId, roles: env.roles }, log);
   await registry.start();
 
+  const ctx: RoleContext = { env, log, target, pool, boss, metrics, clock };
   const stops: (() => Promise<void>)[] = [];
-  let leases: LeaseKeeper | undefined;
-  let workers: WorkerPool | undefined;
-
+  let scheduling: SchedulerRole | undefined;
+  let working: WorkerRole | undefined;
   if (env.roles.includes('scheduler')) {
-    leases = new LeaseKeeper(pool, { nodeId: env.nodeId, leaseMs: env.partitionLeaseMs }, log);
-    const scheduler = new Scheduler(
-      pool,
-      boss,
-      leases,
-      {
-        ...DEFAULT_SCHEDULER_CONFIG,
-        nodeId: env.nodeId,
-        plan: { ...DEFAULT_SCHEDULER_CONFIG.plan, misfireGraceMs: env.misfireGraceMs },
-      },
-      log,
-      metrics,
-    );
-    const keeper = leases;
-    keeper.on('acquired', () => metrics.partitionsOwned.set(keeper.partitions().length));
-    keeper.on('lost', () => metrics.partitionsOwned.set(keeper.partitions().length));
-    keeper.on('released', () => metrics.partitionsOwned.set(keeper.partitions().length));
-    let reported = 0;
-    keeper.on('acquired', () => {
-      metrics.leaseTakeovers.inc(keeper.takeovers - reported);
-      reported = keeper.takeovers;
-    });
-    await keeper.start();
-    scheduler.start();
-    stops.push(async () => {
-      await scheduler.stop();
-      await keeper.stop();
-    });
+    scheduling = await startSchedulerRole(ctx);
+    stops.push(scheduling.stop);
   }
-
-  let docker: DockerEngine | undefined;
-  let sweeper: ContainerSweeper | undefined;
   if (env.roles.includes('worker')) {
-    // The lanes this node's workers serve: push (HTTP and broker publishes) always; the
-    // container lane where the operator allows images (BELFRY_CONTAINER_IMAGES), with slots of
-    // its own — zero while the Docker Engine does not answer.
-    const lanes: WorkerLane[] = ['push'];
-    const handlerOptions: HandlerOptions = { allowPrivateTargets: env.allowPrivateTargets };
-    let deployment: string | undefined;
-    if (!env.containerImages.empty) {
-      lanes.push('container');
-      docker = new DockerEngine(connectDocker(env.dockerHost), log.child({ component: 'docker' }));
-      await docker.start();
-      deployment = await deploymentId(pool);
-      handlerOptions.container = {
-        docker: docker.docker,
-        images: env.containerImages,
-        labels: { [DEPLOYMENT_LABEL]: deployment },
-      };
-    }
-    const handlers = createHandlerRegistry(defaultHandlers({ ...handlerOptions, lanes }));
-    const keyring = Keyring.from(localSecret('encryption-key', env.encryptionKeyMaterial), env.decryptionKeyMaterials);
-    // LISTEN needs a session of its own: the direct URL.
-    const wakeups = new Wakeups(pool, clock, { url: target.directUrl, discoveryMs: 2_000, lanes }, log);
-    const limits = new TenantLimits(pool, env.tenantConcurrency);
-    await limits.refresh();
-    workers = new WorkerPool({
-      pool,
-      boss,
-      handlers,
-      secrets: new SigningSecrets(pool, keyring),
-      limits,
-      wakeups,
-      clock,
-      config: {
-        workerId: env.nodeId,
-        lanes: lanes.map((lane) => ({
-          lane,
-          slots:
-            lane === 'container' ? () => (docker?.available ? env.containerSlots : 0) : () => env.workerConcurrency,
-        })),
-        batchSize: 50,
-        runLeaseMs: env.runLeaseMs,
-        heartbeatMs: Math.max(500, Math.floor(env.runLeaseMs / 3)),
-        shutdownGraceMs: env.shutdownGraceMs,
-      },
-      log,
-      metrics,
-    });
-    const pool_ = workers;
-    if (docker && deployment) {
-      sweeper = new ContainerSweeper(
-        pool,
-        docker,
-        (run) => pool_.adopt(run),
-        {
-          workerId: env.nodeId,
-          deploymentId: deployment,
-          runLeaseMs: env.runLeaseMs,
-          intervalMs: 2_000,
-          killGraceSeconds: 10,
-        },
-        log.child({ component: 'container-sweeper' }),
-      );
-      // Slots come back with the engine: look for queued container runs at once.
-      docker.on('change', () => pool_.pump());
-    }
-    const reaper = new Reaper(
-      pool,
-      boss,
-      {
-        intervalMs: Math.min(2_000, Math.floor(env.runLeaseMs / 2)),
-        batchSize: 500,
-        recoveryGraceMs: env.runLeaseMs,
-        maxScanMs: Math.max(1_000, Math.floor(env.runLeaseMs / 3)),
-      },
-      log,
-      metrics,
-      sweeper,
-    );
-    workers.start();
-    await wakeups.start();
-    reaper.start();
-    sweeper?.start();
-    const sweeper_ = sweeper;
-    const docker_ = docker;
-    stops.push(async () => {
-      await wakeups.stop();
-      await sweeper_?.stop();
-      await reaper.stop();
-      await pool_.stop();
-      docker_?.stop();
-      await handlers.close();
-    });
+    working = await startWorkerRole(ctx);
+    stops.push(working.stop);
   }
-
-  // Alerts: every node (whatever its roles) drains the notification outbox and watches for late
-  // occurrences; the web process does too, so alerts still go out with every engine stopped.
-  const alertSenders = new ChannelSenders({
-    links: dashboardLinks(env.alerts.dashboardUrl),
-    allowPrivateTargets: env.allowPrivateTargets,
-    smtpUrl: env.alerts.smtpUrl,
-    smtpFrom: env.alerts.smtpFrom,
-  });
-  const dispatcher = new AlertDispatcher({
-    pool,
-    keyring: Keyring.from(localSecret('encryption-key', env.encryptionKeyMaterial), env.decryptionKeyMaterials),
-    sender: alertSenders,
-    log,
-    config: alertDispatcherConfig(env),
-  });
-  const watchdog = new LateWatchdog(pool, { intervalMs: env.alerts.lateCheckMs }, log);
-  metrics.setNotificationSource(() => countNotificationOutcomes(pool));
-  metrics.setIncidentSource(async () => {
-    const { rows } = await pool.query<{ kind: string; n: number }>(
-      `SELECT k AS kind, (SELECT count(*)::int FROM incidents WHERE kind = k AND resolved_at IS NULL) AS n
-       FROM unnest(ARRAY['dead', 'failing', 'late']) AS k`,
-    );
-    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
-  });
-  dispatcher.start();
-  watchdog.start();
-  stops.unshift(async () => {
-    await watchdog.stop();
-    await dispatcher.stop();
-    await alertSenders.close();
-  });
+  stops.unshift(startAlerts(ctx));
+  const leases = scheduling?.leases;
+  const workers = working?.workers;
+  const docker = working?.docker;
 
   const retention = new Retention(direct, { intervalMs: 15 * 60_000, daysAhead: 7, deleteBatch: 5_000 }, log);
   await retention.start();

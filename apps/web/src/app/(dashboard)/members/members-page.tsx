@@ -2,30 +2,20 @@
 // Members of the workspace and their roles; invitations (a link to pass on, shown once);
 // changing roles and removing members, or leaving. Roles: viewer reads; member also
 // manages jobs and runs; admin also keys, the signing secret and members; owner everything.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
 import { Card, PageHeader } from '@/components/card';
-import { CopyButton } from '@/components/copy';
 import { ConfirmDialog } from '@/components/confirm-dialog';
-import { Dialog } from '@/components/dialog';
-import { Notice } from '@/components/empty';
-import { Field, Input, Select } from '@/components/field';
-import { QueryState } from '@/components/query-state';
-import { Table, TBody, Td, Th } from '@/components/table';
 import { useToast } from '@/components/toast';
-import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
-import { formatLocal, relative, useNow } from '../../_lib/time';
+import { errorMessage } from '../../_lib/errors';
+import { useNow } from '../../_lib/time';
 import { useTRPC } from '../../_lib/trpc';
 import { can, type Role, useWorkspace } from '../../_lib/workspace';
-
-const ROLE_HELP: Record<Role, string> = {
-  viewer: 'Sees jobs, runs and the cluster',
-  member: 'Also creates and changes jobs, triggers, cancels and replays runs',
-  admin: 'Also manages API keys, the signing secret and members',
-  owner: 'Everything, including making others owners',
-};
+import { InviteDialog } from './invite-dialog';
+import { MembersTable, type Removal } from './members-table';
+import { PendingInvitations } from './pending-invitations';
+import { removalConsequences, ROLE_HELP } from './roles';
 
 export function MembersPage() {
   const trpc = useTRPC();
@@ -34,25 +24,10 @@ export function MembersPage() {
   const ws = useWorkspace();
   const isAdmin = can(ws.role, 'admin');
   const now = useNow(30_000);
-  const members = useQuery({ ...trpc.members.list.queryOptions(), refetchInterval: 15_000 });
-  const invitations = useQuery({
-    ...trpc.members.invitations.queryOptions(),
-    enabled: isAdmin,
-    refetchInterval: 15_000,
-  });
   const [inviting, setInviting] = useState(false);
-  const [removing, setRemoving] = useState<{ userId: string; email: string; activeApiKeys: number } | null>(null);
+  const [removing, setRemoving] = useState<Removal | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() });
   const onError = (err: unknown) => toast(errorMessage(err), 'error');
-  const changeRole = useMutation(
-    trpc.members.changeRole.mutationOptions({
-      onSuccess: () => {
-        toast('Role changed');
-        void invalidate();
-      },
-      onError,
-    }),
-  );
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
       onSuccess: ({ userId, revokedApiKeys }) => {
@@ -71,22 +46,6 @@ export function MembersPage() {
       onError,
     }),
   );
-  const revokeInvitation = useMutation(
-    trpc.members.revokeInvitation.mutationOptions({
-      onSuccess: () => {
-        toast('Invitation revoked');
-        void invalidate();
-      },
-      onError,
-    }),
-  );
-
-  const roleChoices = (current: Role): Role[] =>
-    ws.role === 'owner'
-      ? ['owner', 'admin', 'member', 'viewer']
-      : current === 'owner'
-        ? ['owner']
-        : ['admin', 'member', 'viewer'];
 
   return (
     <>
@@ -102,121 +61,10 @@ export function MembersPage() {
         }
       />
       <Card padded={false}>
-        <QueryState query={members}>
-          {(list) => (
-            <Table label="Members">
-              <thead>
-                <tr>
-                  <Th>Member</Th>
-                  <Th>Role</Th>
-                  <Th>Joined</Th>
-                  <Th>
-                    <span className="sr-only">Actions</span>
-                  </Th>
-                </tr>
-              </thead>
-              <TBody>
-                {list.map((m) => {
-                  const self = m.userId === ws.user.id;
-                  const editable = isAdmin && (m.role !== 'owner' || ws.role === 'owner');
-                  return (
-                    <tr key={m.userId}>
-                      <Td>
-                        <div className="font-medium text-slate-900">
-                          {m.name || m.email}{' '}
-                          {self ? <span className="text-xs font-normal text-slate-500">(you)</span> : null}
-                        </div>
-                        {m.name ? <div className="text-xs text-slate-500">{m.email}</div> : null}
-                      </Td>
-                      <Td>
-                        {editable ? (
-                          <Select
-                            aria-label={`Role of ${m.email}`}
-                            value={m.role}
-                            disabled={changeRole.isPending}
-                            onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
-                            className="w-32"
-                          >
-                            {roleChoices(m.role).map((r) => (
-                              <option key={r} value={r}>
-                                {r}
-                              </option>
-                            ))}
-                          </Select>
-                        ) : (
-                          <Badge tone={m.role === 'owner' ? 'indigo' : 'slate'} title={ROLE_HELP[m.role]}>
-                            {m.role}
-                          </Badge>
-                        )}
-                      </Td>
-                      <Td className="whitespace-nowrap" title={formatLocal(m.joinedAt)}>
-                        {relative(m.joinedAt, now)}
-                      </Td>
-                      <Td className="text-right">
-                        {self || editable ? (
-                          <Button
-                            size="sm"
-                            variant="ghost"
-                            className="text-rose-700 hover:bg-rose-50"
-                            onClick={() =>
-                              setRemoving({ userId: m.userId, email: m.email, activeApiKeys: m.activeApiKeys })
-                            }
-                          >
-                            {self ? 'Leave' : 'Remove'}
-                          </Button>
-                        ) : null}
-                      </Td>
-                    </tr>
-                  );
-                })}
-              </TBody>
-            </Table>
-          )}
-        </QueryState>
+        <MembersTable now={now} onChanged={() => void invalidate()} onRemove={setRemoving} />
       </Card>
 
-      {isAdmin ? (
-        <Card className="mt-6" title="Pending invitations" padded={false}>
-          <QueryState
-            query={invitations}
-            isEmpty={(list) => list.length === 0}
-            empty={{ title: 'No pending invitations', text: 'Invite someone with the button above.' }}
-          >
-            {(pending) => (
-              <Table label="Pending invitations">
-                <thead>
-                  <tr>
-                    <Th>Email</Th>
-                    <Th>Role</Th>
-                    <Th>Invited by</Th>
-                    <Th>Expires</Th>
-                    <Th>
-                      <span className="sr-only">Actions</span>
-                    </Th>
-                  </tr>
-                </thead>
-                <TBody>
-                  {pending.map((i) => (
-                    <tr key={i.id}>
-                      <Td className="font-medium text-slate-900">{i.email}</Td>
-                      <Td>
-                        <Badge>{i.role}</Badge>
-                      </Td>
-                      <Td>{i.invitedBy ?? '—'}</Td>
-                      <Td>{i.expired ? <Badge tone="amber">Expired</Badge> : relative(i.expiresAt, now)}</Td>
-                      <Td className="text-right">
-                        <Button size="sm" variant="ghost" onClick={() => revokeInvitation.mutate({ id: i.id })}>
-                          Revoke
-                        </Button>
-                      </Td>
-                    </tr>
-                  ))}
-                </TBody>
-              </Table>
-            )}
-          </QueryState>
-        </Card>
-      ) : null}
+      {isAdmin ? <PendingInvitations now={now} onChanged={() => void invalidate()} /> : null}
 
       <Card className="mt-6" title="Roles">
         <ul className="grid gap-2 text-sm sm:grid-cols-2">
@@ -241,103 +89,4 @@ export function MembersPage() {
       />
     </>
   );
-}
-
-function InviteDialog({ open, onClose, onInvited }: { open: boolean; onClose: () => void; onInvited: () => void }) {
-  const trpc = useTRPC();
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<'admin' | 'member' | 'viewer'>('member');
-  const invite = useMutation(trpc.members.invite.mutationOptions({ onSuccess: onInvited }));
-  const errors = fieldErrors(invite.error);
-  const link = invite.data ? `${window.location.origin}/invite/${invite.data.token}` : null;
-  const close = () => {
-    invite.reset();
-    setEmail('');
-    onClose();
-  };
-  return (
-    <Dialog
-      open={open}
-      onClose={close}
-      title="Invite someone"
-      description="Belfry does not send email: you get a link to pass on. It works once, for 7 days, for this address."
-    >
-      {link ? (
-        <div className="space-y-3">
-          <Notice tone="success">
-            Invitation created for {invite.data?.invitation.email}. Copy the link now; it is shown only once.
-          </Notice>
-          <div className="flex items-center gap-2">
-            <code className="min-w-0 flex-1 truncate rounded bg-slate-50 px-2.5 py-1.5 font-mono text-xs ring-1 ring-slate-200">
-              {link}
-            </code>
-            <CopyButton text={link} size="md" />
-          </div>
-          <div className="flex justify-end">
-            <Button variant="primary" onClick={close}>
-              Done
-            </Button>
-          </div>
-        </div>
-      ) : (
-        <form
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            invite.mutate({ email, role });
-          }}
-        >
-          {invite.error && !errors.length ? <Notice tone="error">{errorMessage(invite.error)}</Notice> : null}
-          <Field label="Email" errors={errorsAt(errors, 'email')}>
-            {({ id, describedBy, invalid }) => (
-              <Input
-                id={id}
-                type="email"
-                aria-describedby={describedBy}
-                aria-invalid={invalid}
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-                required
-                autoFocus
-              />
-            )}
-          </Field>
-          <Field label="Role" hint={ROLE_HELP[role]}>
-            {({ id, describedBy }) => (
-              <Select
-                id={id}
-                aria-describedby={describedBy}
-                value={role}
-                onChange={(e) => setRole(e.target.value as typeof role)}
-              >
-                <option value="viewer">viewer</option>
-                <option value="member">member</option>
-                <option value="admin">admin</option>
-              </Select>
-            )}
-          </Field>
-          <div className="flex justify-end gap-2">
-            <Button onClick={close}>Cancel</Button>
-            <Button type="submit" variant="primary" busy={invite.isPending}>
-              Create invitation
-            </Button>
-          </div>
-        </form>
-      )}
-    </Dialog>
-  );
-}
-
-/** What removing (or leaving) does, said before it is done: access ends and keys are revoked. */
-function removalConsequences(removing: { activeApiKeys: number } | null, self: boolean): string {
-  const n = removing?.activeApiKeys ?? 0;
-  const keys = n === 1 ? 'the 1 API key' : `the ${n} API keys`;
-  if (self) {
-    const access = 'You lose access to this workspace until someone invites you again.';
-    return n > 0 ? `${access} ${keys[0]?.toUpperCase()}${keys.slice(1)} you created will be revoked.` : access;
-  }
-  const access = 'They lose access to this workspace at once.';
-  return n > 0
-    ? `${access} ${keys[0]?.toUpperCase()}${keys.slice(1)} they created will be revoked too; anything using ${n === 1 ? 'it' : 'them'} stops working.`
-    : `${access} They created no API keys that still work.`;
 }

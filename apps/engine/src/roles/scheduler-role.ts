@@ -1,0 +1,43 @@
+// The scheduler role of an engine node: the partition lease keeper and the scheduler that
+// plans and enqueues the occurrences of the partitions it holds.
+import { LeaseKeeper } from '../cluster/lease-keeper';
+import { DEFAULT_SCHEDULER_CONFIG, Scheduler } from '../scheduler/scheduler';
+import type { RoleContext } from './role-context';
+
+export interface SchedulerRole {
+  leases: LeaseKeeper;
+  stop(): Promise<void>;
+}
+
+export async function startSchedulerRole({ env, log, pool, boss, metrics }: RoleContext): Promise<SchedulerRole> {
+  const keeper = new LeaseKeeper(pool, { nodeId: env.nodeId, leaseMs: env.partitionLeaseMs }, log);
+  const scheduler = new Scheduler(
+    pool,
+    boss,
+    keeper,
+    {
+      ...DEFAULT_SCHEDULER_CONFIG,
+      nodeId: env.nodeId,
+      plan: { ...DEFAULT_SCHEDULER_CONFIG.plan, misfireGraceMs: env.misfireGraceMs },
+    },
+    log,
+    metrics,
+  );
+  keeper.on('acquired', () => metrics.partitionsOwned.set(keeper.partitions().length));
+  keeper.on('lost', () => metrics.partitionsOwned.set(keeper.partitions().length));
+  keeper.on('released', () => metrics.partitionsOwned.set(keeper.partitions().length));
+  let reported = 0;
+  keeper.on('acquired', () => {
+    metrics.leaseTakeovers.inc(keeper.takeovers - reported);
+    reported = keeper.takeovers;
+  });
+  await keeper.start();
+  scheduler.start();
+  return {
+    leases: keeper,
+    async stop() {
+      await scheduler.stop();
+      await keeper.stop();
+    },
+  };
+}
