@@ -1,4 +1,4 @@
-// Every list of /api/v1 is cursor-paginated (CONTRACT.md §2): alert channels and pull queues
+// Every list of /api/v1 is cursor-paginated (docs/api.md, Pagination): alert channels and pull queues
 // answer { data, nextCursor }, walk to the end a page at a time, and refuse a bad limit or
 // cursor with problem+json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
