@@ -13,21 +13,12 @@ import { parseArgs } from './lib/args';
 import { runInterruptCleanUps } from './lib/cleanup';
 import { benchEnv } from './lib/env';
 import { benchDatabase, releaseServer, serverVersion } from './lib/harness';
-import { lagHistogram, lagOverTime } from './lib/svg';
-import { fairnessSummary, printTable, summaryRows } from './lib/table';
-import { runHandlers, type HandlersResult } from './scenarios/handlers';
-import { runHerd, type HerdResult } from './scenarios/herd';
-import { runFailover, type FailoverResult } from './scenarios/failover';
-import { runCreate, type CreateResult } from './scenarios/create';
-import { runOverhead, type OverheadResult } from './scenarios/overhead';
-import { runContainer, type ContainerResult } from './scenarios/container';
-import { runPull, type PullResult } from './scenarios/pull';
-import { runScale, type ScaleResult } from './scenarios/scale';
-import { runSteady, type SteadyResult } from './scenarios/steady';
+import { runBelfryScenarios } from './lib/scenarios';
+import { printTable, summaryRows } from './lib/table';
 import { PEER_NAMES } from './peers/index';
 import { comparePeers, runPeers, type PeerResult } from './peers/report';
 
-const { quick, want, wantPeer, P, peerWorkloads, peerSettings, handlerKinds } = (() => {
+const args = (() => {
   try {
     return parseArgs(process.argv.slice(2));
   } catch (err) {
@@ -35,7 +26,7 @@ const { quick, want, wantPeer, P, peerWorkloads, peerSettings, handlerKinds } = 
     process.exit(2);
   }
 })();
-const steadyRate = P.steadyRate;
+const { quick, wantPeer, P, peerWorkloads, peerSettings } = args;
 
 const root = findRepoRoot();
 const outDir = join(root, 'bench/results');
@@ -44,158 +35,8 @@ const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 async function main() {
   const started = new Date();
-  const results: Record<string, unknown> = {};
-  let herd: HerdResult | undefined;
-  let steady: SteadyResult | undefined;
-  let overhead: OverheadResult | undefined;
-  let fair: HerdResult | undefined;
-  let fairHang: HerdResult | undefined;
-  const scale: ScaleResult[] = [];
-
-  if (want('herd')) {
-    log(`herd: ${P.herd} jobs, 20 tenants, 2 engine nodes`);
-    herd = await runHerd({ count: P.herd, tenants: 20, engines: 2, label: 'herd' });
-    const { points, lags, ...rest } = herd;
-    results.herd = rest;
-    writeFileSync(
-      join(outDir, 'herd-lag-over-time.svg'),
-      lagOverTime(`Herd of ${P.herd}: start lag vs time since due`, points),
-    );
-    writeFileSync(
-      join(outDir, 'herd-lag-histogram.svg'),
-      lagHistogram(`Herd of ${P.herd}: start-lag distribution`, lags),
-    );
-  }
-  let herdJitter: HerdResult | undefined;
-  if (want('herd-jitter')) {
-    log(`herd-jitter: ${P.herd} jobs with jitterSeconds ${P.herdJitter}, lag from each run's dueAt`);
-    herdJitter = await runHerd({
-      count: P.herd,
-      tenants: 20,
-      engines: 2,
-      label: 'herd-jitter',
-      jitterSeconds: P.herdJitter,
-    });
-    const { points, lags, ...rest } = herdJitter;
-    results.herdJitter = rest;
-    writeFileSync(
-      join(outDir, 'herd-jitter-lag-over-time.svg'),
-      lagOverTime(`Herd of ${P.herd}, jitter ${P.herdJitter} s: start lag (from dueAt) vs time since due`, points),
-    );
-  }
-  if (want('steady')) {
-    log(`steady: ${steadyRate} occurrences/s for ${P.steadySeconds} s`);
-    steady = await runSteady({ perSecond: steadyRate, seconds: P.steadySeconds, engines: 2, tenants: 20 });
-    const { points, lags, ...rest } = steady;
-    results.steady = rest;
-    writeFileSync(
-      join(outDir, 'steady-lag-over-time.svg'),
-      lagOverTime(`Steady ${steadyRate}/s: start lag over time`, points),
-    );
-    writeFileSync(
-      join(outDir, 'steady-lag-histogram.svg'),
-      lagHistogram(`Steady ${steadyRate}/s: start-lag distribution`, lags),
-    );
-  }
-  if (want('overhead')) {
-    log(`overhead: raw pg-boss and raw PostgreSQL with ${P.herd} messages`);
-    overhead = await runOverhead({ count: P.herd, queues: 20, batch: 50, consumers: 2 });
-    results.overhead = {
-      ...overhead,
-      belfryPerSecond: herd?.deliveriesPerSecond ?? null,
-      belfryVsPgBoss: herd?.deliveriesPerSecond
-        ? Math.round((herd.deliveriesPerSecond / overhead.pgBossPerSecond) * 100) / 100
-        : null,
-      belfryVsPostgres: herd?.deliveriesPerSecond
-        ? Math.round((herd.deliveriesPerSecond / overhead.postgresInsertPerSecond) * 100) / 100
-        : null,
-    };
-  }
-  if (want('scale')) {
-    for (const n of P.scale) {
-      log(`scale: loading ${n} jobs`);
-      scale.push(await runScale({ jobs: n, due: 1_000, iterations: 30 }));
-    }
-    const [small, large] = scale;
-    results.scale = {
-      runs: scale,
-      latencyRatioP50:
-        small?.scan.p50 && large?.scan.p50 ? Math.round((large.scan.p50 / small.scan.p50) * 100) / 100 : null,
-      latencyRatioP99:
-        small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
-    };
-  }
-  let container: ContainerResult | undefined;
-  if (want('container')) {
-    const slots = Math.max(1, cpus().length);
-    log(
-      `container: ${P.containers} containers that exit at once, and as many bare docker run --rm, ${slots} at a time`,
-    );
-    container = await runContainer({ count: P.containers, slots });
-    results.container = container;
-  }
-  let create: CreateResult | undefined;
-  if (want('create')) {
-    log(`create: ${P.create} jobs through POST /api/v1/jobs/batch, 1,000 per request, 2 in flight`);
-    create = await runCreate({ count: P.create, batch: 1_000, concurrency: 2 });
-    results.create = create;
-  }
-  let failover: FailoverResult | undefined;
-  if (want('failover')) {
-    log('failover: three nodes, 100 occurrences/s, one killed with SIGKILL after 20 s');
-    failover = await runFailover({ perSecond: 100, seconds: quick ? 50 : 60, killAfterSeconds: 20 });
-    results.failover = failover;
-  }
-  if (want('fairness')) {
-    log(`fairness: one tenant with ${P.fairBig} due at once, nine with ${P.fairSmall}`);
-    fair = await runHerd({
-      count: 0,
-      tenants: 10,
-      skew: { big: P.fairBig, small: P.fairSmall },
-      engines: 2,
-      label: 'fairness',
-    });
-    results.fairness = fairnessSummary(fair);
-    writeFileSync(
-      join(outDir, 'fairness-lag-over-time.svg'),
-      lagOverTime('Fairness: start lag (all tenants) vs time since due', fair.points),
-    );
-    log(`fairness-hang: one tenant's ${P.fairHang} targets hang, nine with ${P.fairSmall} on the same origin`);
-    fairHang = await runHerd({
-      count: 0,
-      tenants: 10,
-      skew: { big: P.fairHang, small: P.fairSmall },
-      hangBig: true,
-      engines: 2,
-      label: 'fairness-hang',
-    });
-    results.fairnessHang = fairnessSummary(fairHang);
-  }
-
-  let handlers: HandlersResult | undefined;
-  if (want('handlers')) {
-    log(
-      `handlers: ${P.handlers} due runs per target kind (${handlerKinds?.join(', ') ?? 'all kinds'}), 2 engine nodes`,
-    );
-    handlers = await runHandlers({ count: P.handlers, tenants: 20, engines: 2, kinds: handlerKinds });
-    const http = handlers.kinds.find((k) => k.kind === 'http');
-    results.handlers = {
-      ...handlers,
-      // Each broker kind's throughput over HTTP's (target: at least 1; pull's target is ≥ 1,000/s).
-      vsHttp: Object.fromEntries(
-        handlers.kinds
-          .filter((k) => k.kind !== 'http' && k.kind !== 'pull' && k.runsPerSecond && http?.runsPerSecond)
-          .map((k) => [k.kind, Math.round(((k.runsPerSecond ?? 0) / (http?.runsPerSecond ?? 1)) * 100) / 100]),
-      ),
-    };
-  }
-
-  let pull: PullResult | undefined;
-  if (want('pull')) {
-    log(`pull: ${P.pull} due runs of pull targets, 4 tenants × 2 workers claiming 100 at a time over REST`);
-    pull = await runPull({ count: P.pull, tenants: 4, workersPerTenant: 2, batch: 100 });
-    results.pull = pull;
-  }
+  const belfry = await runBelfryScenarios(args, outDir, log);
+  const { herd, steady, results } = belfry;
 
   let peers: PeerResult[] = [];
   const peerNames = PEER_NAMES.filter(wantPeer);
@@ -203,7 +44,7 @@ async function main() {
     // After Belfry's own scenarios: the same workloads on the same machine, sink and server.
     peers = await runPeers(peerNames, {
       herd: P.herd,
-      steadyRate,
+      steadyRate: P.steadyRate,
       steadySeconds: P.steadySeconds,
       workers: 2, // as Belfry's two engine nodes
       workloads: peerWorkloads,
@@ -242,24 +83,7 @@ async function main() {
   };
   writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
 
-  const rows = summaryRows({
-    herd,
-    herdJitter,
-    herdJitterSeconds: P.herdJitter,
-    steady,
-    overhead,
-    scale,
-    fair,
-    fairHang,
-    create,
-    failover,
-    container,
-    pull,
-    handlers,
-    peers,
-    comparisons,
-    results,
-  });
+  const rows = summaryRows({ ...belfry, peers, comparisons });
   printTable(
     `Belfry bench (${quick ? 'quick' : 'full'}), ${doc.machine.cores} cores, PostgreSQL ${postgresVersion}, commit ${commit}`,
     rows,

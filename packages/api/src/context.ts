@@ -3,13 +3,11 @@ import type { ChannelSender } from '@belfry/alerts';
 import type { Keyring } from '@belfry/core';
 import type { PrismaClient, PullWakeups, QueueClient } from '@belfry/db';
 import type { ImageAllowList } from '@belfry/handlers/schemas';
+import type { LineLogger } from '@belfry/log';
 import type pg from 'pg';
 
-export interface Logger {
-  info(obj: object | string, msg?: string): void;
-  warn(obj: object | string, msg?: string): void;
-  error(obj: object | string, msg?: string): void;
-}
+/** What services log through: pino's logger, or any { info, warn, error } (console, a test's recorder). */
+export type Logger = LineLogger;
 
 export interface Clock {
   now(): Date;

@@ -44,4 +44,22 @@ describe('createLogger', () => {
     expect(lines[0]).not.toHaveProperty('runId');
     expect(lines[1]).toMatchObject({ level: 40, msg: 'about nothing' });
   });
+
+  it('a logger without child() gets the ids added to each line, its own fields winning', () => {
+    const lines: Array<[string, object, string | undefined]> = [];
+    const record = (level: string) => (obj: object | string, msg?: string) => {
+      lines.push(typeof obj === 'string' ? [level, {}, obj] : [level, obj, msg]);
+    };
+    const plain = { info: record('info'), warn: record('warn'), error: record('error') };
+    const log = withIds(plain, { tenantId: 'ten_1', userId: '', runId: null });
+    log.info({ status: 200 }, 'request');
+    log.warn('refused');
+    log.error({ tenantId: 'ten_2' }, 'failed');
+    expect(lines).toEqual([
+      ['info', { tenantId: 'ten_1', status: 200 }, 'request'],
+      ['warn', { tenantId: 'ten_1' }, 'refused'],
+      ['error', { tenantId: 'ten_2' }, 'failed'],
+    ]);
+    expect(withIds(plain, { jobId: undefined })).toBe(plain);
+  });
 });

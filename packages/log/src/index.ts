@@ -55,16 +55,40 @@ export function createLogger(options: LoggerOptions): Log {
   return options.destination ? pino(config, options.destination) : pino(config);
 }
 
-/** The ids a line can be about; only those that are set are added. */
+/** The ids a line can be about; only those that are set (not undefined, null or '') are added. */
 export interface LogIds {
   tenantId?: string | null | undefined;
   jobId?: string | null | undefined;
   runId?: string | null | undefined;
   requestId?: string | null | undefined;
+  userId?: string | null | undefined;
 }
 
-/** A child logger whose every line carries the given ids. */
-export function withIds(log: Log, ids: LogIds): Log {
-  const fields = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined && v !== null));
-  return Object.keys(fields).length ? log.child(fields) : log;
+/**
+ * A logger as the domain services take it: pino's, or anything with these three methods
+ * (console, the web app's adapter, a test's recorder).
+ */
+export interface LineLogger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+/**
+ * A child logger whose every line carries the given ids: pino's own child, or, for a logger
+ * without one, a wrapper that adds the ids to each line's fields (a line's own fields win).
+ */
+export function withIds(log: Log, ids: LogIds): Log;
+export function withIds(log: LineLogger, ids: LogIds): LineLogger;
+export function withIds(log: Log | LineLogger, ids: LogIds): Log | LineLogger {
+  const fields = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+  if (!Object.keys(fields).length) return log;
+  if ('child' in log && typeof log.child === 'function') return log.child(fields);
+  const line =
+    (level: keyof LineLogger) =>
+    (obj: object | string, msg?: string): void => {
+      if (typeof obj === 'string') log[level]({ ...fields }, obj);
+      else log[level]({ ...fields, ...obj }, msg);
+    };
+  return { info: line('info'), warn: line('warn'), error: line('error') };
 }

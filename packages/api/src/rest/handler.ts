@@ -3,6 +3,7 @@
 // 405), authenticate and rate-limit the key (401, 429), check its scope (403), parse query
 // and body (400, 413, 415), call the route's handler, and map any AppError to problem+json
 // once, here.
+import { withIds } from '@belfry/log';
 import type { Actor, Logger, ServiceDeps } from '../context';
 import { AppError, isExpectedError } from '../errors';
 import { parseInput } from '../schemas/validate';
@@ -91,8 +92,8 @@ export function createRestHandler(
     const response = await serve(request, seen);
     const path = new URL(request.url).pathname;
     if (!(path === '/api/v1/healthz' && response.status === 200)) {
-      seen.log.info(
-        { method: request.method, path, status: response.status, durationMs: Date.now() - started, ...seen.ids },
+      withIds(seen.log, seen.ids).info(
+        { method: request.method, path, status: response.status, durationMs: Date.now() - started },
         'request',
       );
     }
@@ -176,7 +177,7 @@ export function createRestHandler(
       for (const [name, value] of Object.entries(rateLimitHeaders(rate))) response.headers.set(name, value);
       return response;
     } catch (err) {
-      return failure(err, request, url, seen.log, { ...seen.ids }, rate);
+      return failure(err, request, url, withIds(seen.log, seen.ids), rate);
     }
   }
 }
@@ -191,25 +192,25 @@ function failure(
   err: unknown,
   request: Request,
   url: URL,
+  /** the request's logger, carrying the ids it was about (withIds) */
   log: Logger,
-  ids: Seen['ids'],
   rate: RateLimitDecision | undefined,
 ): Response {
   if (isExpectedError(err)) {
     log.warn(
-      { ...ids, status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
+      { status: err.status, code: err.code, method: request.method, path: url.pathname, detail: err.message },
       'request refused',
     );
     return problem(err, rateLimitHeaders(rate));
   }
   if (err instanceof AppError) {
-    log.error({ ...ids, err, method: request.method, path: url.pathname }, 'request failed');
+    log.error({ err, method: request.method, path: url.pathname }, 'request failed');
     return problem(err);
   }
   if (isUnavailable(err)) {
-    log.error({ ...ids, err, method: request.method, path: url.pathname }, 'database unavailable');
+    log.error({ err, method: request.method, path: url.pathname }, 'database unavailable');
     return problem(new AppError('unavailable', 'the database is unreachable; retry shortly'));
   }
-  log.error({ ...ids, err, method: request.method, path: url.pathname }, 'request failed');
+  log.error({ err, method: request.method, path: url.pathname }, 'request failed');
   return problem(new AppError('internal', 'an unexpected error occurred'));
 }

@@ -7,6 +7,7 @@
 // are logged by the HTTP handler (http.ts), which sees them only as errors.
 import type { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { withIds } from '@belfry/log';
 import type { Logger } from '../context';
 
 /** The ids a call's line carries, filled in as the procedure's middlewares learn them. */
@@ -32,14 +33,13 @@ const logged = new WeakSet<TRPCError>();
 export function writeCallLine(log: Logger, line: CallLine): void {
   if (line.error) logged.add(line.error);
   const status = line.status ?? (line.error ? getHTTPStatusCodeFromError(line.error) : 200);
-  log.info(
+  withIds(log, line.ids).info(
     {
       path: line.path,
       type: line.type,
       status,
       ...(line.error ? { code: line.error.code } : {}),
       durationMs: Date.now() - line.startedAt,
-      ...definedIds(line.ids),
     },
     'request',
   );
@@ -48,8 +48,4 @@ export function writeCallLine(log: Logger, line: CallLine): void {
 /** Whether a call's error has its line already (it reached a procedure). */
 export function hasCallLine(error: TRPCError): boolean {
   return logged.has(error);
-}
-
-function definedIds(ids: CallIds): CallIds {
-  return Object.fromEntries(Object.entries(ids).filter(([, v]) => typeof v === 'string' && v !== ''));
 }
