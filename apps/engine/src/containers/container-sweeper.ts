@@ -19,6 +19,9 @@ import type { DockerEngine } from './docker-engine';
 
 export const DEPLOYMENT_LABEL = 'belfry.deployment';
 
+/** How long a created, never-started container whose run moved on is left before it is removed. */
+const CREATED_GRACE_SECONDS = 60;
+
 export interface ContainerSweeperConfig {
   workerId: string;
   /** this deployment's id (belfry_settings), on every container it starts */
@@ -124,6 +127,9 @@ export class ContainerSweeper implements ContainerPresence {
         }
         continue;
       }
+      // Created but not started yet: whoever created it is probably about to start it (a listing
+      // taken between the two calls). Judged at a later sweep, once it runs or has sat too long.
+      if (f.c.State === 'created' && Date.now() / 1000 - f.c.Created < CREATED_GRACE_SECONDS) continue;
       // Its run moved on: the outcome was recorded, or the run was reaped, cancelled or deleted.
       const container = this.docker.getContainer(f.c.Id);
       if (f.c.State === 'running' || f.c.State === 'paused' || f.c.State === 'restarting') {
