@@ -76,17 +76,24 @@ export function startPullWorkers(o: PullWorkersOptions): PullWorkers {
   const post = async (key: string, path: string, body: unknown) => {
     let res: Response;
     for (let attempt = 1; ; attempt++) {
+      // A signal per request, detached from `stop` when it ends (fetch's listener on a shared
+      // signal would stay behind for every request).
+      const request = new AbortController();
+      const abort = () => request.abort();
+      stop.signal.addEventListener('abort', abort, { once: true });
       try {
         res = await fetch(`${o.restUrl}${path}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),
-          signal: stop.signal,
+          signal: request.signal,
         });
         break;
       } catch (err) {
         if (stop.signal.aborted || attempt >= 3) throw new Error(`${path}: ${String((err as Error).cause ?? err)}`);
         stats.networkRetries++;
+      } finally {
+        stop.signal.removeEventListener('abort', abort);
       }
     }
     const json = (await res.json()) as Record<string, unknown>;

@@ -33,18 +33,27 @@ export interface WorkerTotals {
   lost: number;
 }
 
+// Every listener added to the worker's long-lived stop signal is removed again when its wait or
+// request ends: a worker runs for weeks, and listeners left behind would pile up (one per claim).
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
+
+/** A signal of its own for one request, aborted with `parent`; `release` detaches it. */
+function childSignal(parent: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(parent.reason);
+  if (parent.aborted) abort();
+  else parent.addEventListener('abort', abort, { once: true });
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', abort) };
+}
 
 function isConflict(err: unknown): boolean {
   return err instanceof ApiError && err.status === 409;
@@ -56,6 +65,10 @@ function describe(err: unknown): string {
 
 export class PullWorker {
   private readonly stopping = new AbortController();
+  /** resolves when stop() is called (one listener for the worker's whole life) */
+  private readonly stopped = new Promise<void>((resolve) =>
+    this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   private readonly running = new Set<Promise<void>>();
   private readonly children = new Set<ReturnType<typeof spawn>>();
   private readonly totals: WorkerTotals = { succeeded: 0, failed: 0, lost: 0 };
@@ -93,15 +106,16 @@ export class PullWorker {
     while (!this.stopping.signal.aborted) {
       const room = options.concurrency - this.running.size;
       if (room <= 0) {
-        await Promise.race([...this.running, sleep(60_000, this.stopping.signal)]);
+        await Promise.race([...this.running, this.stopped]);
         continue;
       }
       let claimed: ClaimedRun[];
+      const request = childSignal(this.stopping.signal);
       try {
         const answer = await this.client.claimRuns(
           options.queue,
           { max: room, leaseSeconds: options.leaseSeconds, waitSeconds: options.waitSeconds, worker: options.name },
-          { signal: this.stopping.signal },
+          { signal: request.signal },
         );
         claimed = answer.data;
         failures = 0;
@@ -114,6 +128,8 @@ export class PullWorker {
         options.log(`claim failed (${describe(err)}); retrying in ${Math.round(delay / 1000)}s`);
         await sleep(delay, this.stopping.signal);
         continue;
+      } finally {
+        request.release();
       }
       for (const item of claimed) {
         const task: Promise<void> = this.execute(item).finally(() => this.running.delete(task));
