@@ -8,6 +8,7 @@ import {
   ALERT_CHANNEL_PURPOSE,
   decideRetry,
   type Keyring,
+  PeriodicTask,
   type RetryPolicy,
   SIGNING_SECRET_PURPOSE,
 } from '@belfry/core';
@@ -42,16 +43,8 @@ export const DEFAULT_DISPATCHER_CONFIG: DispatcherConfig = {
   timeoutMs: 15_000,
 };
 
-export interface DispatchReport {
-  channelType: string;
-  status: 'sent' | 'retry' | 'failed';
-  notifications: number;
-}
-
 export class AlertDispatcher {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly deps: {
@@ -61,32 +54,25 @@ export class AlertDispatcher {
       log: DispatcherLog;
       config?: Partial<DispatcherConfig>;
       random?: () => number;
-      /** per message sent (or not): metrics */
-      onReport?: (report: DispatchReport) => void;
     },
-  ) {}
+  ) {
+    this.loop = new PeriodicTask(
+      () => this.dispatchOnce(),
+      this.config.intervalMs,
+      (err) => this.deps.log.error({ err }, 'alert dispatch failed'),
+    );
+  }
 
   private get config(): DispatcherConfig {
     return { ...DEFAULT_DISPATCHER_CONFIG, ...this.deps.config };
   }
 
   start(): void {
-    this.stopped = false;
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.dispatchOnce()
-          .catch((err) => this.deps.log.error({ err }, 'alert dispatch failed'))
-          .finally(loop);
-      }, this.config.intervalMs);
-    };
-    loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass: claims what is due, sends it, records it. Answers how many notifications were handled. */
@@ -152,7 +138,6 @@ export class AlertDispatcher {
     const log = { channelId: first.channel_id, channelType, tenantId: first.tenant_id, notifications: group.length };
     if (result.ok) {
       this.deps.log.info(log, 'alert notification sent');
-      this.deps.onReport?.({ channelType, status: 'sent', notifications: group.length });
       return group.map((n) => ({ id: n.id, status: 'sent', messageId: first.id }));
     }
     // A group is claimed together, so its members share their attempt count (the first's).
@@ -168,11 +153,9 @@ export class AlertDispatcher {
         { ...log, error: result.error, retryAt: decision.retryAt },
         'alert notification failed; will retry',
       );
-      this.deps.onReport?.({ channelType, status: 'retry', notifications: group.length });
       return group.map((n) => ({ id: n.id, status: 'pending', error: result.error, nextAttemptAt: decision.retryAt }));
     }
     this.deps.log.warn({ ...log, error: result.error }, 'alert notification failed for good');
-    this.deps.onReport?.({ channelType, status: 'failed', notifications: group.length });
     return group.map((n) => ({ id: n.id, status: 'failed', error: result.error }));
   }
 

@@ -3,38 +3,32 @@
 // It reads only the database, so the web process runs it as well as every engine node: a frozen
 // or dead engine fleet is still reported. Idempotent (one open incident per job and kind), so
 // there is no leader to elect.
+import { PeriodicTask } from '@belfry/core';
 import { openLateIncidents, resolveLateIncidents, withTransaction } from '@belfry/db';
 import type pg from 'pg';
 import type { DispatcherLog } from './dispatcher';
 
 export class LateWatchdog {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly config: { intervalMs: number },
+    config: { intervalMs: number },
     private readonly log: DispatcherLog,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.checkOnce()
-          .catch((err) => this.log.error({ err }, 'late watchdog failed'))
-          .finally(loop);
-      }, this.config.intervalMs);
-    };
-    loop();
+  ) {
+    this.loop = new PeriodicTask(
+      () => this.checkOnce(),
+      config.intervalMs,
+      (err) => this.log.error({ err }, 'late watchdog failed'),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   async checkOnce(): Promise<{ opened: number; resolved: number }> {

@@ -11,3 +11,4 @@ export * from './vocabulary';
 export * from './text';
 export * from './secret-box';
 export * from './jitter';
+export * from './periodic';

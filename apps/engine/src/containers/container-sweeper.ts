@@ -8,7 +8,7 @@
 //   stopped if it still runs, and removed.
 // The reaper leaves container runs alone while their container exists (ContainerPresence), so a
 // run is never started a second time beside a container that still lives.
-import { idTime } from '@belfry/core';
+import { idTime, PeriodicTask } from '@belfry/core';
 import { adoptContainerRun, type ClaimedRun, selectContainerRuns } from '@belfry/db';
 import { CONTAINER_LABELS, containerName, dockerStatus } from '@belfry/handlers';
 import type Docker from 'dockerode';
@@ -39,9 +39,7 @@ export interface SweepResult {
 }
 
 export class ContainerSweeper implements ContainerPresence {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly loop: PeriodicTask;
   private readonly docker: Docker;
 
   constructor(
@@ -53,6 +51,11 @@ export class ContainerSweeper implements ContainerPresence {
     private readonly log: Log,
   ) {
     this.docker = engine.docker;
+    this.loop = new PeriodicTask(
+      () => this.sweepOnce(),
+      config.intervalMs,
+      (err) => this.log.warn({ err }, 'container sweep failed'),
+    );
   }
 
   engineId(): string | null {
@@ -70,22 +73,11 @@ export class ContainerSweeper implements ContainerPresence {
   }
 
   start(): void {
-    this.stopped = false;
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.sweepOnce()
-          .catch((err) => this.log.warn({ err }, 'container sweep failed'))
-          .finally(loop);
-      }, this.config.intervalMs);
-    };
-    loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   async sweepOnce(): Promise<SweepResult> {
