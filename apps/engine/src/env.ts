@@ -2,6 +2,7 @@
 import { availableParallelism, hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseKeyList } from '@belfry/core';
+import { ALERT_ENV_FIELDS } from '@belfry/alerts/env-fields';
 import { readDbEnv } from '@belfry/db';
 import { DEFAULT_DOCKER_HOST, dockerHostProblem, ImageAllowList } from '@belfry/handlers';
 import { LOG_LEVELS } from '@belfry/log';
@@ -47,15 +48,7 @@ const schema = z.object({
   BELFRY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
   BELFRY_MISFIRE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   BELFRY_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(100_000).default(50),
-  BELFRY_SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\//, 'BELFRY_SMTP_URL must be an smtp:// or smtps:// URL')
-    .optional(),
-  BELFRY_SMTP_FROM: z.string().min(3).optional(),
-  BELFRY_DASHBOARD_URL: z.url().optional(),
-  BELFRY_ALERT_DIGEST_SECONDS: z.coerce.number().min(0).max(300).default(2),
-  BELFRY_ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
-  BELFRY_LATE_CHECK_SECONDS: z.coerce.number().min(0.5).max(300).default(5),
+  ...ALERT_ENV_FIELDS,
   BELFRY_DOCKER_HOST: z
     .string()
     .default(DEFAULT_DOCKER_HOST)

@@ -1,5 +1,6 @@
 // The web app's configuration: parsed from the environment once, validated with zod, with a
 // clear message on failure. Nothing else in the web app reads process.env.
+import { ALERT_ENV_FIELDS } from '@belfry/alerts/env-fields';
 import { readDbEnv } from '@belfry/db';
 import { LOG_LEVELS } from '@belfry/log';
 import { z } from 'zod';
@@ -18,15 +19,7 @@ const schema = z.object({
     .enum(['0', '1', 'true', 'false', ''])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
-  BELFRY_SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\//, 'BELFRY_SMTP_URL must be an smtp:// or smtps:// URL')
-    .optional(),
-  BELFRY_SMTP_FROM: z.string().min(3).optional(),
-  BELFRY_DASHBOARD_URL: z.url().optional(),
-  BELFRY_ALERT_DIGEST_SECONDS: z.coerce.number().min(0).max(300).default(2),
-  BELFRY_ALERT_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
-  BELFRY_LATE_CHECK_SECONDS: z.coerce.number().min(0.5).max(300).default(5),
+  ...ALERT_ENV_FIELDS,
   /** 0 keeps the watchdog and dispatcher out of this process (the engine nodes still run them) */
   BELFRY_WEB_ALERTS: z
     .enum(['0', '1'])
