@@ -201,7 +201,7 @@ describe('belfry worker', () => {
     (await import('node:fs')).writeFileSync(gate, '');
     expect(await worker.exited).toBe(0);
     const done = await api('GET', `/api/v1/runs/${first.id}`);
-    expect(done).toMatchObject({ status: 'succeeded' });
+    expect(done, `${JSON.stringify(done.attempts)}\n${worker.stderr()}`).toMatchObject({ status: 'succeeded' });
     expect(done.attempts[0].responseSnippet).toBe('finished after the interrupt\n');
     expect((await api('GET', `/api/v1/runs/${second.id}`)).status).toBe('pending');
     expect(worker.stderr()).toMatch(/stopped: 1 succeeded, 0 failed/);
