@@ -5,13 +5,16 @@
 // it stored without reading it back. Numbers need nothing: jsonb keeps the decimal digits
 // JSON.stringify wrote, which parse back to the same double.
 
-const ASCII = /^[\x00-\x7f]*$/;
+// compareUtf8 is right for every key; compareAscii is its shortcut for keys of printable ASCII
+// (and tab, newline, return), where code unit order is byte order.
+const NOT_PLAIN = /[^ -~\t\n\r]/;
 
-function compareKeys(a: string, b: string): number {
-  if (ASCII.test(a) && ASCII.test(b)) {
-    if (a.length !== b.length) return a.length - b.length;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
+function compareAscii(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareUtf8(a: string, b: string): number {
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');
   return x.length !== y.length ? x.length - y.length : Buffer.compare(x, y);
@@ -40,12 +43,13 @@ export function asStoredJsonb(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => (dropped(v) ? null : asStoredJsonb(v)));
   const source = value as Record<string, unknown>;
   const keys = Object.keys(source).filter((k) => !dropped(source[k]));
-  keys.sort(compareKeys);
+  if (keys.length > 1) keys.sort(keys.some((k) => NOT_PLAIN.test(k)) ? compareUtf8 : compareAscii);
   const out: Record<string, unknown> = {};
   for (const k of keys) {
     const v = asStoredJsonb(source[k]);
     // A "__proto__" key stays an own key, as JSON.parse makes it (assigning it would set the prototype).
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     else out[k] = v;
   }
   return out;
