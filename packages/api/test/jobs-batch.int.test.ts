@@ -54,6 +54,47 @@ describe('POST /api/v1/jobs/batch', () => {
     expect(rows[0].n).toBe(5);
   });
 
+  it('answers each job exactly as it reads back, jsonb key order and all (batch and single create)', async () => {
+    // jsonb orders an object's keys by length in UTF-8 bytes, then bytewise, and keeps the last
+    // of duplicates; the answer is built without reading the rows back, so it must agree.
+    const payloads: unknown[] = [
+      { zebra: 1, a: { yy: [1, { b: 2, aa: null }], x: 'ü' }, '10': 'ten', '2': 'two', é: 'e-acute', z: 'z' },
+      { big: 1e21, small: 5e-324, neg: -0, frac: 0.1, arr: [[], {}, [{ k: true }]] },
+      ['list', { b: 1, a: 2 }],
+      'just text',
+      42,
+      null,
+      { '\u{1F600}': 'astral', '\uFFFD': 'bmp', ab: 1, b: 2 },
+      { ['__proto__']: { polluted: true }, ok: 1 },
+    ];
+    const jobs = payloads.map((payload, i) =>
+      jobBody({
+        name: `exact-${i}`,
+        payload,
+        target: {
+          type: 'http',
+          url: 'https://example.com/hook',
+          method: 'PUT',
+          headers: { 'x-team': 'billing', Authorization: 'Bearer sk_live_x', 'a-b': 'c' },
+        },
+        alerts: i % 2 ? { notifyRecovery: false, lateAfterSeconds: 120, onDead: true } : null,
+        retry: { maxDelaySeconds: 600, maxAttempts: 3 },
+      }),
+    );
+    jobs.push(jobBody({ name: 'exact-once', schedule: { type: 'once', runAt: '2020-01-01T00:00:00.123456Z' } }));
+    jobs.push(jobBody({ name: 'exact-interval', schedule: { type: 'interval', everySeconds: 7 }, payload: undefined }));
+    const res = await api.post('/api/v1/jobs/batch', { jobs });
+    expect(res.status).toBe(201);
+    const single = await api.post('/api/v1/jobs', jobs[0]);
+    expect(single.status).toBe(201);
+    for (const job of [...res.body.data, single.body]) {
+      const one = await api.get(`/api/v1/jobs/${job.id}`);
+      expect(JSON.stringify(job)).toBe(JSON.stringify(one.body));
+    }
+    expect(Object.keys(res.body.data[0].payload)).toEqual(['2', '10', 'a', 'z', 'é', 'zebra']);
+    expect(Object.keys(res.body.data[0].payload.a)).toEqual(['x', 'yy']);
+  });
+
   it('creates 1,000 jobs in one request', async () => {
     const before = (await counts(h)).jobs;
     const res = await api.post('/api/v1/jobs/batch', { jobs: many(1000, 'thousand') });

@@ -8,7 +8,9 @@ import { assertTargetAllowed } from './target-policy';
 import type { JobCreateInput, ScheduleInput } from '../schemas/job-input';
 import type { Queryable } from '../sql/tx';
 import { assertChannelsExist, jobAlertsValue } from './alert-policy';
-import { specOf } from './job-rows';
+import type { JobView } from '../schemas/resources';
+import { asStoredJsonb } from '../sql/jsonb';
+import { type JobRow, specOf, toJobView } from './job-rows';
 import { checkJobQuota } from './limits';
 import { nextRunAt } from './schedule-entries';
 import { type StorableTarget, storableTarget } from './target-secrets';
@@ -62,6 +64,40 @@ export function prepareJob(
     target: storableTarget(deps.keyring, tenantId, input.target, null, at),
     runsPerMinute: runsPerMinute(specOf(schedule)),
   };
+}
+
+/**
+ * The view of a job insertJobs just wrote, as reading it back would render it (toJobView over
+ * the row): the jsonb columns as they read back (asStoredJsonb), timestamps at `now`, and as
+ * next run its first occurrence (a job created in this transaction has no runs yet).
+ */
+export function insertedJobView(job: PreparedJob, tenantId: string, now: Date): JobView {
+  const row: Omit<JobRow, 'sort_ts'> = {
+    id: job.id,
+    tenant_id: tenantId,
+    name: job.input.name,
+    ...job.schedule,
+    target: asStoredJsonb(job.target.target) as JobRow['target'],
+    target_secrets: job.target.secrets === null ? null : Buffer.from(job.target.secrets),
+    payload: job.input.payload === undefined ? null : asStoredJsonb(job.input.payload),
+    retry_max_attempts: job.input.retry.maxAttempts,
+    retry_initial_delay_seconds: job.input.retry.initialDelaySeconds,
+    retry_max_delay_seconds: job.input.retry.maxDelaySeconds,
+    timeout_seconds: job.input.timeoutSeconds,
+    priority: job.input.priority,
+    misfire_policy: job.input.misfirePolicy,
+    overlap_policy: job.input.overlapPolicy,
+    jitter_seconds: job.input.jitterSeconds,
+    status: job.next ? 'active' : 'completed',
+    partition: job.partition,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    alerts: asStoredJsonb(jobAlertsValue(job.input.alerts)) as JobRow['alerts'],
+    next_run_at: job.next,
+  };
+  return toJobView(row as JobRow);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { JobView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { type Queryable, withTransaction } from '../sql/tx';
 import { checkIdempotencyKey, claimIdempotencyKey, requestHash } from './idempotency';
-import { insertJobs, prepareJob } from './job-insert';
+import { insertedJobView, insertJobs, prepareJob } from './job-insert';
 import { jobPageSql, tenantSeq } from './job-page';
 import { JOB_SELECT, type JobRow, toJobView } from './job-rows';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
@@ -81,8 +81,7 @@ export async function createJob(
       }
     }
     await insertJobs(db, actor, [job], now, { idempotencyKey: key ?? null });
-    const row = await selectJob(db, actor.tenantId, job.id);
-    return { job: toJobView(row as JobRow), created: true };
+    return { job: insertedJobView(job, actor.tenantId, now), created: true };
   });
 }
 
@@ -129,12 +128,8 @@ export async function createJobs(
       }
     }
     await insertJobs(db, actor, jobs, now, key === undefined ? {} : { idempotencyKey: key });
-    const rows = await selectJobs(
-      db,
-      actor.tenantId,
-      jobs.map((j) => j.id),
-    );
-    return { jobs: rows.map(toJobView), created: true };
+    // What was written, as reading it back would answer it (no second statement).
+    return { jobs: jobs.map((j) => insertedJobView(j, actor.tenantId, now)), created: true };
   });
 }
 
