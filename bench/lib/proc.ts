@@ -22,6 +22,17 @@ export function processCpuMs(pid: number | undefined): number | null {
  */
 export function cpuMeter() {
   let baseline = new Map<number, number>();
+  /** CPU since start, and the CPU at start of the processes that have exited since (`goneAtStartMs`) */
+  const detail = (pidsNow: number[]): { ms: number; goneAtStartMs: number } => {
+    let sum = 0;
+    let goneAtStartMs = 0;
+    for (const pid of new Set([...baseline.keys(), ...pidsNow])) {
+      const now = processCpuMs(pid);
+      if (now !== null) sum += now - (baseline.get(pid) ?? 0);
+      else goneAtStartMs += baseline.get(pid) ?? 0;
+    }
+    return { ms: sum, goneAtStartMs };
+  };
   return {
     start(pids: number[]) {
       baseline = new Map();
@@ -30,20 +41,8 @@ export function cpuMeter() {
         if (ms !== null) baseline.set(pid, ms);
       }
     },
-    elapsed(pidsNow: number[]): number {
-      return this.detail(pidsNow).ms;
-    },
-    /** as elapsed, and the CPU at start of the processes that have exited since (`goneAtStartMs`) */
-    detail(pidsNow: number[]): { ms: number; goneAtStartMs: number } {
-      let sum = 0;
-      let goneAtStartMs = 0;
-      for (const pid of new Set([...baseline.keys(), ...pidsNow])) {
-        const now = processCpuMs(pid);
-        if (now !== null) sum += now - (baseline.get(pid) ?? 0);
-        else goneAtStartMs += baseline.get(pid) ?? 0;
-      }
-      return { ms: sum, goneAtStartMs };
-    },
+    elapsed: (pidsNow: number[]): number => detail(pidsNow).ms,
+    detail,
   };
 }
 
