@@ -42,6 +42,8 @@ export interface HerdResult {
   cpu: HerdCpu | null;
   /** runs + run_attempts (every partition, tables, indexes, TOAST) on disk after the herd, per run */
   historyBytesPerRun: number | null;
+  /** the same per table: heap, indexes, other (TOAST, free-space and visibility maps) */
+  historyPerRun: Record<string, { heap: number; indexes: number; other: number }>;
 }
 
 /**
@@ -289,11 +291,26 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     });
     const { first } = figures;
 
-    const { rows: history } = await db.pool.query<{ bytes: string }>(
-      `SELECT ((SELECT coalesce(sum(pg_total_relation_size(relid)), 0) FROM pg_partition_tree('runs'))
-             + (SELECT coalesce(sum(pg_total_relation_size(relid)), 0) FROM pg_partition_tree('run_attempts')))::text AS bytes`,
+    // Every partition of each history table: heap, indexes, and the rest (TOAST, maps).
+    const { rows: history } = await db.pool.query<{ tbl: string; heap: string; indexes: string; total: string }>(
+      `SELECT t.tbl, sum(pg_relation_size(p.relid))::text AS heap, sum(pg_indexes_size(p.relid))::text AS indexes,
+              sum(pg_total_relation_size(p.relid))::text AS total
+       FROM unnest(ARRAY['runs', 'run_attempts']) AS t(tbl), pg_partition_tree(t.tbl::regclass) AS p
+       WHERE p.isleaf GROUP BY t.tbl`,
     );
-    const historyBytesPerRun = total > 0 ? Math.round(Number(history[0]?.bytes) / total) : null;
+    const perRun = (v: string | undefined) => (total > 0 ? Math.round(Number(v ?? 0) / total) : 0);
+    const historyPerRun = Object.fromEntries(
+      history.map((h) => [
+        h.tbl,
+        {
+          heap: perRun(h.heap),
+          indexes: perRun(h.indexes),
+          other: perRun(h.total) - perRun(h.heap) - perRun(h.indexes),
+        },
+      ]),
+    );
+    const historyBytes = history.reduce((sum, h) => sum + Number(h.total), 0);
+    const historyBytesPerRun = total > 0 ? Math.round(historyBytes / total) : null;
 
     const jobTenant = new Map<string, string>();
     const { rows: jt } = await db.pool.query<{ id: string; tenant_id: string }>('SELECT id, tenant_id FROM jobs');
@@ -333,6 +350,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       lags: figures.lags,
       cpu,
       historyBytesPerRun,
+      historyPerRun,
     };
   } finally {
     await engines.stop();
