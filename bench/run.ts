@@ -2,7 +2,8 @@
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
 // development runs: --herd=N, --herd-jitter=S, --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
-// --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the handlers
+// --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the knee: --knee-seconds=N,
+// --knee-step=N, --knee-steps=N, --knee-resolution=N; for the handlers
 // scenario (target kinds side by side): --handlers=N runs per kind, --handler-kinds=http,amqp,nats,pull.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

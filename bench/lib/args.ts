@@ -22,6 +22,12 @@ export interface BenchArgs {
     create: number;
     /** jitterSeconds of the herd-jitter scenario's jobs */
     herdJitter: number;
+    /** knee scenario: seconds each rate is held, the ladder's step (/s), at most this many steps */
+    kneeSeconds: number;
+    kneeStep: number;
+    kneeSteps: number;
+    /** knee scenario: bisection stops at this gap (/s) */
+    kneeResolution: number;
   };
   /** handlers scenario: which kinds (--handler-kinds=http,amqp,nats,pull); undefined = every one */
   handlerKinds: string[] | undefined;
@@ -62,6 +68,9 @@ export function parseArgs(args: string[]): BenchArgs {
         fairHang: 500,
         handlers: 5_000,
         create: 20_000,
+        kneeSeconds: 20,
+        kneeSteps: 4,
+        kneeResolution: 500,
       }
     : {
         herd: 100_000,
@@ -72,6 +81,9 @@ export function parseArgs(args: string[]): BenchArgs {
         fairHang: 500,
         handlers: 20_000,
         create: 100_000,
+        kneeSeconds: 120,
+        kneeSteps: 6,
+        kneeResolution: 250,
       };
   return {
     quick,
@@ -87,6 +99,10 @@ export function parseArgs(args: string[]): BenchArgs {
       pull: numberArg('pull', 20_000),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
+      kneeSeconds: numberArg('knee-seconds', base.kneeSeconds),
+      kneeStep: numberArg('knee-step', 1000),
+      kneeSteps: numberArg('knee-steps', base.kneeSteps),
+      kneeResolution: numberArg('knee-resolution', base.kneeResolution),
     },
     handlerKinds: value('handler-kinds')?.split(','),
     peerWorkloads,

@@ -23,6 +23,8 @@ export const nodeBin = join(root, 'node_modules/.bin/node');
 
 export interface Sink {
   url: string;
+  /** the sink process's pid (for its CPU, bench/lib/proc.ts) */
+  pid: number | undefined;
   records: SinkRecord[];
   waitFor(count: number, timeoutMs: number): Promise<boolean>;
   stop(): Promise<void>;
@@ -57,6 +59,7 @@ export async function startSink(): Promise<Sink> {
   await started;
   return {
     url: `http://127.0.0.1:${port}/hook`,
+    pid: child.pid,
     records,
     async waitFor(count, timeoutMs) {
       const deadline = Date.now() + timeoutMs;

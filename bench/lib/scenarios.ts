@@ -16,6 +16,8 @@ import { runContainer, type ContainerResult } from '../scenarios/container';
 import { runPull, type PullResult } from '../scenarios/pull';
 import { runScale, type ScaleResult } from '../scenarios/scale';
 import { runSteady, type SteadyResult } from '../scenarios/steady';
+import { runKnee, type KneeResult } from '../scenarios/knee';
+import { hotBytesPerJob, type Sizing, sizing } from './sizing';
 
 /** What the Belfry scenarios measured: the table's figures but the peers'. */
 export type BelfryFigures = Omit<BenchFigures, 'peers' | 'comparisons'>;
@@ -77,6 +79,22 @@ export async function runBelfryScenarios(
       join(outDir, 'steady-lag-histogram.svg'),
       lagHistogram(`Steady ${P.steadyRate}/s: start-lag distribution`, lags),
     );
+  }
+  let knee: KneeResult | undefined;
+  if (want('knee')) {
+    log(
+      `knee: steady rates from ${P.kneeStep}/s up by ${P.kneeStep}/s, then bisecting to ${P.kneeResolution}/s, ${P.kneeSeconds} s each, at most ${P.kneeSteps} steps; holds = all delivered, p99 ≤ 1000 ms`,
+    );
+    knee = await runKnee(
+      {
+        seconds: P.kneeSeconds,
+        engines: 2,
+        tenants: 20,
+        plan: { ladderStep: P.kneeStep, resolution: P.kneeResolution, maxSteps: P.kneeSteps, p99LimitMs: 1000 },
+      },
+      log,
+    );
+    results.knee = knee;
   }
   if (want('overhead')) {
     log(`overhead: raw pg-boss and raw PostgreSQL with ${P.herd} messages`);
@@ -178,9 +196,26 @@ export async function runBelfryScenarios(
     results.pull = pull;
   }
 
+  // Derived from the herd's CPU, WAL and history per run and the largest scale run's bytes per job.
+  let sized: Sizing | undefined;
+  if (herd?.cpu || scale.length) {
+    const largest = scale.at(-1);
+    sized = sizing({
+      engineCpuMsPerRun: herd?.cpu ? herd.cpu.per1000Runs.engines / 1000 : null,
+      postgresCpuMsPerRun: herd?.cpu ? herd.cpu.per1000Runs.postgresAll / 1000 : null,
+      walBytesPerRun: herd?.cpu?.walBytesPerRun ?? null,
+      historyBytesPerRun: herd?.historyBytesPerRun ?? null,
+      bytesPerJob: largest?.bytesPerJob ?? null,
+      hotBytesPerJob: largest ? hotBytesPerJob(largest.perRelation) : null,
+    });
+    results.sizing = sized;
+  }
+
   return {
     herd,
     herdJitter,
+    knee,
+    sizing: sized,
     herdJitterSeconds: P.herdJitter,
     steady,
     overhead,

@@ -9,6 +9,8 @@ import type { OverheadResult } from '../scenarios/overhead';
 import type { PullResult } from '../scenarios/pull';
 import type { ScaleResult } from '../scenarios/scale';
 import type { SteadyResult } from '../scenarios/steady';
+import type { KneeResult } from '../scenarios/knee';
+import type { Sizing } from './sizing';
 import { type PeerComparison, type PeerResult, peerRows } from '../peers/report';
 import { fmt } from './stats';
 
@@ -19,6 +21,9 @@ export interface BenchFigures {
   /** the herd-jitter scenario's jitterSeconds */
   herdJitterSeconds: number;
   steady?: SteadyResult | undefined;
+  knee?: KneeResult | undefined;
+  /** derived from the herd and scale figures (bench/lib/sizing.ts) */
+  sizing?: Sizing | undefined;
   overhead?: OverheadResult | undefined;
   scale: ScaleResult[];
   fair?: HerdResult | undefined;
@@ -39,6 +44,8 @@ export function summaryRows(f: BenchFigures): string[][] {
     herd,
     herdJitter,
     steady,
+    knee,
+    sizing: sized,
     overhead,
     scale,
     fair,
@@ -64,6 +71,28 @@ export function summaryRows(f: BenchFigures): string[][] {
     ]);
     rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
     rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
+    const c = herd.cpu;
+    if (c) {
+      const p = c.per1000Runs;
+      rows.push([
+        'herd',
+        'CPU per 1,000 runs: engines / PG backends / PG all / sink',
+        `${p.engines} / ${p.postgresBackends} / ${p.postgresAll} / ${p.sink} ms`,
+        '',
+      ]);
+      rows.push([
+        'herd',
+        'cores used: engines / PG all / sink / total',
+        `${c.cores.engines} / ${c.cores.postgresAll} / ${c.cores.sink} / ${c.cores.total} (idle: ${c.idleCores.engines} / ${c.idleCores.postgresAll})`,
+        '',
+      ]);
+      rows.push([
+        'herd',
+        'WAL / run history per run',
+        `${c.walBytesPerRun ?? '-'} / ${herd.historyBytesPerRun ?? '-'} bytes`,
+        '',
+      ]);
+    }
   }
   if (herdJitter) {
     rows.push(['herd-jitter', 'jobs / jitterSeconds', `${herdJitter.parameters.jobs} / ${f.herdJitterSeconds}`, '']);
@@ -93,6 +122,22 @@ export function summaryRows(f: BenchFigures): string[][] {
     rows.push(['steady', 'duplicates / missing', `${steady.duplicates} / ${steady.missing}`, '0 / 0']);
     const t = steady.trend;
     rows.push(['steady', 'p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift']);
+  }
+  if (knee) {
+    for (const s of knee.steps) {
+      rows.push([
+        'knee',
+        `${s.rate}/s: delivered, p50/p99 (after 10 s)`,
+        `${s.delivered} / ${s.expected}, ${fmt(s.lag.p50)} / ${fmt(s.lag.p99)} (${fmt(s.lagAfterWarmup.p50)} / ${fmt(s.lagAfterWarmup.p99)}) ${s.holds ? 'holds' : 'FAILS'}`,
+        '',
+      ]);
+    }
+    rows.push([
+      'knee',
+      `highest rate held ${knee.parameters.seconds} s, p99 ≤ 1 s`,
+      `${knee.knee ?? 'none'} /s${knee.firstFail ? ` (fails at ${knee.firstFail}/s)` : ''}`,
+      '≥ 3000 /s',
+    ]);
   }
   if (overhead) {
     const o = results.overhead as { belfryVsPgBoss: number | null; belfryVsPostgres: number | null };
@@ -193,8 +238,39 @@ export function summaryRows(f: BenchFigures): string[][] {
     rows.push([name, 'start lag p50/p99', `${fmt(k.lag.p50)} / ${fmt(k.lag.p99)}`, '']);
     rows.push([name, 'duplicates / missing', `${k.duplicates} / ${k.missing}`, '0 / 0']);
   }
+  if (sized) rows.push(...sizingRows(sized));
   rows.push(...peerRows(f.peers, f.comparisons));
   return rows;
+}
+
+function sizingRows(s: Sizing): string[][] {
+  const t = s.target;
+  const rate = `${t.perSecond.toLocaleString('en')}/s`;
+  const n = (v: number | null | undefined, unit: string) => (v === null || v === undefined ? '-' : `${v} ${unit}`);
+  return [
+    [
+      'sizing',
+      `engine for ${rate} (${t.utilisation * 100} % per core)`,
+      s.engine ? `${s.engine.busyCores} busy cores → ${s.engine.cores} cores, ${s.engine.nodes} nodes` : '-',
+      '',
+    ],
+    [
+      'sizing',
+      `PostgreSQL for ${rate}`,
+      s.postgres
+        ? `${s.postgres.busyCores} busy cores → ${s.postgres.cores} cores, WAL ${n(s.postgres.walMBPerSecond, 'MB/s')}`
+        : '-',
+      '',
+    ],
+    ['sizing', `disk for ${(t.jobs / 1e6).toLocaleString('en')}M jobs (jobs + schedule)`, n(s.jobsDiskGB, 'GB'), ''],
+    ['sizing', `hot memory for ${(t.jobs / 1e6).toLocaleString('en')}M jobs`, n(s.hotMemoryGB, 'GB'), ''],
+    [
+      'sizing',
+      `run history at ${rate}, ${t.retentionDays} days`,
+      `${n(s.historyDiskGBPerDay, 'GB/day')}, ${n(s.historyDiskGB, 'GB')}`,
+      '',
+    ],
+  ];
 }
 
 /** The rows as an aligned table under `heading`, on stdout. */

@@ -2,8 +2,10 @@
 // materialized (run row + queue message, one transaction), when all are delivered, the start
 // lag distribution, and checks there are no duplicate and no missing occurrences.
 import { dueTime, newId } from '@belfry/core';
+import type pg from 'pg';
 import { benchDatabase, insertOneOffJobs, insertTenants, startEngines, startSink } from '../lib/harness';
 import { herdFigures } from '../lib/figures';
+import { cpuMeter, postgresServerPids, reapedChildrenCpuMs } from '../lib/proc';
 import { summarize, type Summary } from '../lib/stats';
 
 export interface HerdOptions {
@@ -36,7 +38,153 @@ export interface HerdResult {
   deliveries: number;
   points: { t: number; lag: number }[];
   lags: number[];
+  /** CPU from /proc while the herd was materialized and delivered (see HerdCpu) */
+  cpu: HerdCpu | null;
+  /** runs + run_attempts (every partition, tables, indexes, TOAST) on disk after the herd, per run */
+  historyBytesPerRun: number | null;
+  /** the same per table: heap, indexes, other (TOAST, free-space and visibility maps) */
+  historyPerRun: Record<string, { heap: number; indexes: number; other: number }>;
 }
+
+/**
+ * CPU (utime + stime from /proc) of each part of the system over the herd's window: from the
+ * moment the herd was moved to its due time (the engines claim and materialize ahead of it) to
+ * the last delivery. `postgresBackends`: the backends connected to the bench database (the
+ * engines' pools) but the bench's own (a backend that exited within the window is not
+ * counted); `postgresAll`: the postmaster and all its children (backends, WAL writer,
+ * checkpointer, background writer, autovacuum workers), the bench's own backends' CPU taken
+ * out; children that exited within the window count through the postmaster's cutime + cstime.
+ */
+export interface HerdCpu {
+  runs: number;
+  windowMs: number;
+  /** CPU ms in the window */
+  ms: CpuParts;
+  /** CPU ms per 1,000 runs delivered */
+  per1000Runs: CpuParts;
+  /** wall-clock cores used: CPU ms ÷ window ms */
+  cores: CpuParts & { total: number };
+  /** cores used by the engines and PostgreSQL (all) in the 2 s before the herd, idle */
+  idleCores: { engines: number; postgresAll: number };
+  /** WAL written in the window (pg_current_wal_lsn), per run */
+  walBytesPerRun: number | null;
+}
+
+interface CpuParts {
+  engines: number;
+  postgresBackends: number;
+  postgresAll: number;
+  sink: number;
+}
+
+/** Meters over the engine processes, PostgreSQL's processes and the sink, for a herd's window. */
+function herdMeters(pool: pg.Pool, enginePids: number[], sinkPid: number | undefined) {
+  const pids = async () => {
+    const { rows } = await pool.query<{ pid: number; bench: boolean; me: number }>(
+      `SELECT pid, application_name = 'belfry-bench' AS bench, pg_backend_pid() AS me
+       FROM pg_stat_activity WHERE datname = current_database()`,
+    );
+    const bench = new Set(rows.filter((r) => r.bench).map((r) => r.pid));
+    const me = rows[0]?.me ?? 0;
+    bench.add(me);
+    const { postmaster, all } = postgresServerPids(me);
+    return {
+      backends: rows.filter((r) => !bench.has(r.pid)).map((r) => r.pid),
+      server: all,
+      bench: [...bench],
+      postmaster,
+    };
+  };
+  const engines = cpuMeter();
+  const backends = cpuMeter();
+  const server = cpuMeter();
+  const sink = cpuMeter();
+  const benchBackends = cpuMeter();
+  const sinkPids = sinkPid ? [sinkPid] : [];
+  let startedAt = 0;
+  let walAt: string | null = null;
+  let reapedAt: number | null = null;
+  // The server's processes alive now plus what its children that exited since used: those the
+  // postmaster reaped (cutime + cstime) over their lives, less what they had used at the start.
+  // The bench's own backends (its polling) are metered on their own and taken out.
+  const serverMs = (
+    p: { server: number[]; bench: number[]; postmaster: number | null },
+    reapedStart: number | null,
+  ) => {
+    const { ms, goneAtStartMs } = server.detail(p.server);
+    const reaped = reapedChildrenCpuMs(p.postmaster);
+    const total = reaped === null || reapedStart === null ? ms : ms + reaped - reapedStart - goneAtStartMs;
+    return total - benchBackends.elapsed(p.bench);
+  };
+  const wal = async () =>
+    (await pool.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn ?? null;
+  return {
+    /** cores used by the engines and the whole server over `ms`, with nothing due */
+    async idle(ms: number) {
+      const p = await pids();
+      engines.start(enginePids);
+      server.start(p.server);
+      benchBackends.start(p.bench);
+      const reaped = reapedChildrenCpuMs(p.postmaster);
+      const t0 = Date.now();
+      await new Promise((r) => setTimeout(r, ms));
+      const p1 = await pids();
+      const elapsed = Date.now() - t0;
+      return {
+        engines: round2(engines.elapsed(enginePids) / elapsed),
+        postgresAll: round2(serverMs(p1, reaped) / elapsed),
+      };
+    },
+    async start() {
+      const p = await pids();
+      walAt = await wal();
+      engines.start(enginePids);
+      backends.start(p.backends);
+      server.start(p.server);
+      benchBackends.start(p.bench);
+      reapedAt = reapedChildrenCpuMs(p.postmaster);
+      sink.start(sinkPids);
+      startedAt = Date.now();
+    },
+    async read(runs: number, idleCores: HerdCpu['idleCores']): Promise<HerdCpu> {
+      const windowMs = Math.max(1, Date.now() - startedAt);
+      const p = await pids();
+      const ms: CpuParts = {
+        engines: engines.elapsed(enginePids),
+        postgresBackends: backends.elapsed(p.backends),
+        postgresAll: serverMs(p, reapedAt),
+        sink: sink.elapsed(sinkPids),
+      };
+      let walBytesPerRun: number | null = null;
+      const walNow = await wal();
+      if (walAt && walNow && runs > 0) {
+        const { rows } = await pool.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($1, $2)::text AS bytes', [
+          walNow,
+          walAt,
+        ]);
+        walBytesPerRun = Math.round(Number(rows[0]?.bytes) / runs);
+      }
+      const each = (f: (v: number) => number): CpuParts => ({
+        engines: f(ms.engines),
+        postgresBackends: f(ms.postgresBackends),
+        postgresAll: f(ms.postgresAll),
+        sink: f(ms.sink),
+      });
+      const cores = each((v) => round2(v / windowMs));
+      return {
+        runs,
+        windowMs,
+        ms,
+        per1000Runs: each((v) => (runs > 0 ? Math.round((v / runs) * 10_000) / 10 : 0)),
+        cores: { ...cores, total: round2((ms.engines + ms.postgresAll + ms.sink) / windowMs) },
+        idleCores,
+        walBytesPerRun,
+      };
+    },
+  };
+}
+
+const round2 = (v: number) => Math.round(v * 100) / 100;
 
 export async function runHerd(o: HerdOptions): Promise<HerdResult> {
   const db = await benchDatabase();
@@ -91,11 +239,20 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     const arrived = () => (hung.size ? sink.records.filter((r) => !hung.has(r.jobId)).length : sink.records.length);
     await db.pool.query('VACUUM ANALYZE jobs');
     await db.pool.query('VACUUM ANALYZE schedule_entries');
+    const meters = herdMeters(
+      db.pool,
+      engines.children.map((c) => c.pid).filter((p): p is number => p !== undefined),
+      sink.pid,
+    );
+    const idleCores = await meters.idle(2_000);
 
     // Everything becomes due in the same second, a few seconds from now.
     const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
     await db.pool.query('UPDATE jobs SET run_at = $1, jitter_seconds = $2', [due, o.jitterSeconds ?? 0]);
     await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
+    // From here the engines see the herd (they claim and materialize ahead of its due time).
+    await meters.start();
+    let cpu: HerdCpu | null = null;
 
     let materializedAt: number | null = null;
     let materializedAtDue: number | null = null;
@@ -114,6 +271,8 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         );
         if (rows[0]?.left === false) materializedAt = Date.now();
       }
+      // The last delivery has arrived: the CPU window ends.
+      if (cpu === null && arrived() >= expected) cpu = await meters.read(expected, idleCores);
       if (arrived() >= expected && materializedAt !== null) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -131,6 +290,27 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       judged: (r) => !hung.has(r.jobId),
     });
     const { first } = figures;
+
+    // Every partition of each history table: heap, indexes, and the rest (TOAST, maps).
+    const { rows: history } = await db.pool.query<{ tbl: string; heap: string; indexes: string; total: string }>(
+      `SELECT t.tbl, sum(pg_relation_size(p.relid))::text AS heap, sum(pg_indexes_size(p.relid))::text AS indexes,
+              sum(pg_total_relation_size(p.relid))::text AS total
+       FROM unnest(ARRAY['runs', 'run_attempts']) AS t(tbl), pg_partition_tree(t.tbl::regclass) AS p
+       WHERE p.isleaf GROUP BY t.tbl`,
+    );
+    const perRun = (v: string | undefined) => (total > 0 ? Math.round(Number(v ?? 0) / total) : 0);
+    const historyPerRun = Object.fromEntries(
+      history.map((h) => [
+        h.tbl,
+        {
+          heap: perRun(h.heap),
+          indexes: perRun(h.indexes),
+          other: perRun(h.total) - perRun(h.heap) - perRun(h.indexes),
+        },
+      ]),
+    );
+    const historyBytes = history.reduce((sum, h) => sum + Number(h.total), 0);
+    const historyBytesPerRun = total > 0 ? Math.round(historyBytes / total) : null;
 
     const jobTenant = new Map<string, string>();
     const { rows: jt } = await db.pool.query<{ id: string; tenant_id: string }>('SELECT id, tenant_id FROM jobs');
@@ -168,6 +348,9 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       deliveries: figures.deliveries,
       points: figures.points,
       lags: figures.lags,
+      cpu,
+      historyBytesPerRun,
+      historyPerRun,
     };
   } finally {
     await engines.stop();
