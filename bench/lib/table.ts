@@ -64,6 +64,12 @@ export function summaryRows(f: BenchFigures): string[][] {
     ]);
     rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
     rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
+    rows.push([
+      'herd',
+      'CPU per 1,000 runs: engines / PostgreSQL',
+      `${fmt(herd.cpuMsPer1000.engines)} / ${fmt(herd.cpuMsPer1000.postgres)}`,
+      '',
+    ]);
   }
   if (herdJitter) {
     rows.push(['herd-jitter', 'jobs / jitterSeconds', `${herdJitter.parameters.jobs} / ${f.herdJitterSeconds}`, '']);

@@ -4,6 +4,7 @@
 import { dueTime, newId } from '@belfry/core';
 import { benchDatabase, insertOneOffJobs, insertTenants, startEngines, startSink } from '../lib/harness';
 import { herdFigures } from '../lib/figures';
+import { cpuMeter } from '../lib/proc';
 import { summarize, type Summary } from '../lib/stats';
 
 export interface HerdOptions {
@@ -36,6 +37,11 @@ export interface HerdResult {
   deliveries: number;
   points: { t: number; lag: number }[];
   lags: number[];
+  /**
+   * CPU (ms, /proc utime+stime) per 1,000 deliveries, from just before the due time until all
+   * are delivered: the engine nodes, and the PostgreSQL backends of the bench database.
+   */
+  cpuMsPer1000: { engines: number | null; postgres: number | null };
 }
 
 export async function runHerd(o: HerdOptions): Promise<HerdResult> {
@@ -97,6 +103,18 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     await db.pool.query('UPDATE jobs SET run_at = $1, jitter_seconds = $2', [due, o.jitterSeconds ?? 0]);
     await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
 
+    const backends = async () =>
+      (
+        await db.pool.query<{ pid: number }>(
+          'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        )
+      ).rows.map((r) => r.pid);
+    const enginePids = () => engines.children.map((c) => c.pid).filter((p): p is number => p !== undefined);
+    const engineCpu = cpuMeter();
+    const pgCpu = cpuMeter();
+    engineCpu.start(enginePids());
+    pgCpu.start(await backends());
+
     let materializedAt: number | null = null;
     let materializedAtDue: number | null = null;
     const deadline = due.getTime() + 300_000;
@@ -117,6 +135,10 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       if (arrived() >= expected && materializedAt !== null) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    const engineMs = engineCpu.elapsed(enginePids());
+    const pgMs = pgCpu.elapsed(await backends());
+    const per1000 = (ms: number) => (arrived() > 0 ? Math.round((ms / arrived()) * 1000) : null);
+    const cpuMsPer1000 = { engines: per1000(engineMs), postgres: per1000(pgMs) };
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates, if any, would arrive now
 
     // With jitter, each run is due at its scheduled time plus its offset (the run's dueAt, as
@@ -168,6 +190,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       deliveries: figures.deliveries,
       points: figures.points,
       lags: figures.lags,
+      cpuMsPer1000,
     };
   } finally {
     await engines.stop();
