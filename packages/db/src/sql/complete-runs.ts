@@ -58,7 +58,11 @@ export async function completeAttempts(
        FROM o
        WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.scheduled_time = ANY($14::timestamptz[])
          AND r.attempt = o.attempt
-         AND r.worker_id = $1 AND r.status = 'running'
+         -- IS NOT DISTINCT FROM (status is never null): the same fence as = 'running', which the
+         -- planner cannot match to the partial indexes on running runs. With = it read every
+         -- running run of the partition through runs_lease_idx (and, in a herd, every entry
+         -- not yet vacuumed: thousands) and joined them to the batch by nested loop, per batch.
+         AND r.worker_id = $1 AND r.status IS NOT DISTINCT FROM 'running'
        RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status
      ), attempts AS (
        UPDATE run_attempts a
