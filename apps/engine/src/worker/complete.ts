@@ -14,6 +14,8 @@ export interface CompleteDeps {
   completions: CompletionBatcher;
   clock: DbClock;
   metrics?: Metrics | undefined;
+  /** debug lines are written (successes are logged at debug) */
+  debug?: boolean;
 }
 
 /** Resolves true when the outcome was recorded, false when this worker no longer held the run. */
@@ -21,7 +23,8 @@ export async function completeAttempt(
   deps: CompleteDeps,
   execution: Execution,
   outcome: HandlerOutcome,
-  log: Log,
+  /** the run's logger, made on first use */
+  log: () => Log,
 ): Promise<boolean> {
   const { run } = execution;
   const record = attemptOutcome(run, outcome, execution.reason, new Date(deps.clock.now()), Math.random);
@@ -30,9 +33,12 @@ export async function completeAttempt(
   deps.metrics?.runsFinished.inc({ outcome: label });
   if (recorded) {
     // Successes are the bulk (thousands a second at peak): debug. Failures are worth a line.
-    const fields = { status: record.runStatus, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs };
-    if (record.runStatus === 'succeeded') log.debug(fields, 'attempt finished');
-    else log.info({ ...fields, error: record.error }, 'attempt finished');
-  } else log.warn({ reason: execution.reason }, 'stale completion rejected: this worker no longer holds the run');
+    const succeeded = record.runStatus === 'succeeded';
+    if (!succeeded || deps.debug) {
+      const fields = { status: record.runStatus, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs };
+      if (succeeded) log().debug(fields, 'attempt finished');
+      else log().info({ ...fields, error: record.error }, 'attempt finished');
+    }
+  } else log().warn({ reason: execution.reason }, 'stale completion rejected: this worker no longer holds the run');
   return recorded;
 }

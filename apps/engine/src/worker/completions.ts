@@ -7,6 +7,7 @@
 import type { QueueRoute } from '@belfry/core';
 import {
   completeAttempts,
+  distinctTimes,
   enqueueRuns,
   pgExecutor,
   type AttemptOutcome,
@@ -137,7 +138,9 @@ export class CompletionBatcher {
                   duration_ms = s.duration_ms, error = 'run cancelled while running'
            FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[]) AS s(run_id, scheduled_time, attempt, http_status, duration_ms)
            JOIN runs r ON r.id = s.run_id AND r.scheduled_time = s.scheduled_time AND r.status = 'cancelled'
-           WHERE a.run_id = s.run_id AND a.scheduled_time = s.scheduled_time AND a.attempt = s.attempt
+             AND r.scheduled_time = ANY($7::timestamptz[])
+           WHERE a.run_id = s.run_id AND a.scheduled_time = s.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
+             AND a.attempt = s.attempt
              AND a.worker_id = $1 AND a.status = 'running'`,
             [
               this.workerId,
@@ -146,6 +149,7 @@ export class CompletionBatcher {
               stale.map((o) => o.attempt),
               stale.map((o) => o.httpStatus),
               stale.map((o) => o.durationMs),
+              distinctTimes(stale.map((o) => o.scheduledTime)),
             ],
           );
         }

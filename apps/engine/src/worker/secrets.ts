@@ -7,7 +7,9 @@ import { revealTarget } from '@belfry/handlers';
 import type pg from 'pg';
 
 export class SigningSecrets {
-  private readonly cache = new Map<string, { at: number; secrets: string[] }>();
+  // The promise is cached, not just the answer: a herd's first deliveries for a tenant (hundreds
+  // at once) then share one query and one decryption instead of each making their own.
+  private readonly cache = new Map<string, { at: number; secrets: Promise<string[]> }>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -15,9 +17,19 @@ export class SigningSecrets {
     private readonly ttlMs = 5_000,
   ) {}
 
-  async get(tenantId: string): Promise<string[]> {
+  get(tenantId: string): Promise<string[]> {
     const hit = this.cache.get(tenantId);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.secrets;
+    const entry = { at: Date.now(), secrets: this.load(tenantId) };
+    this.cache.set(tenantId, entry);
+    // A failed read is not kept: the next delivery asks again.
+    entry.secrets.catch(() => {
+      if (this.cache.get(tenantId) === entry) this.cache.delete(tenantId);
+    });
+    return entry.secrets;
+  }
+
+  private async load(tenantId: string): Promise<string[]> {
     const { rows } = await this.pool.query<{
       current_secret: Buffer;
       previous_secret: Buffer | null;
@@ -29,11 +41,9 @@ export class SigningSecrets {
     );
     const row = rows[0];
     const open = (sealed: Buffer) => this.keyring.open(sealed, { tenantId, purpose: SIGNING_SECRET_PURPOSE });
-    const secrets = row
+    return row
       ? [open(row.current_secret), ...(row.previous_live && row.previous_secret ? [open(row.previous_secret)] : [])]
       : [];
-    this.cache.set(tenantId, { at: Date.now(), secrets });
-    return secrets;
   }
 
   /** The run's target in plaintext, for its handler only: never log or store what this returns. */

@@ -206,9 +206,13 @@ export class WorkerPool {
     lane.inflight++;
     this.addTenant(run.tenant_id, 1);
     this.o.metrics?.inFlight.set(this.inflight.size);
-    const log = this.o.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt });
-    execution.done = this.attempt(execution, log)
-      .catch((err) => log.error({ err }, 'run execution failed'))
+    // Made only when a line is written: a child logger costs a serialization of its fields (and
+    // the redaction pass), per run, and a successful run writes no line at the default level.
+    let log: Log | undefined;
+    const runLog = () =>
+      (log ??= this.o.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt }));
+    execution.done = this.attempt(execution, runLog)
+      .catch((err) => runLog().error({ err }, 'run execution failed'))
       .finally(() => {
         this.inflight.delete(run.id);
         lane.inflight--;
@@ -218,11 +222,16 @@ export class WorkerPool {
       });
   }
 
-  private async attempt(execution: Execution, log: Log): Promise<void> {
+  private async attempt(execution: Execution, log: () => Log): Promise<void> {
     const outcome = await executeAttempt(this.executeDeps, execution);
     execution.finished = true;
     await completeAttempt(
-      { completions: this.completions, clock: this.o.clock, metrics: this.o.metrics },
+      {
+        completions: this.completions,
+        clock: this.o.clock,
+        metrics: this.o.metrics,
+        debug: this.o.log.isLevelEnabled('debug'),
+      },
       execution,
       outcome,
       log,

@@ -16,7 +16,7 @@
 // took its lock first makes the worker wait for its commit and then find the run cancelled.
 // The NOTIFY on belfry_cancel only makes the waiting worker drop the run at once.
 import { CANCEL_CHANNEL } from '../queue/names';
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 /**
  * Cancels the job's scheduled runs that are claimed but not started (running, due in the
@@ -43,17 +43,23 @@ export async function cancelClaimedAheadRuns(
        UPDATE runs r
           SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
          FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
-        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
+        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($5::timestamptz[])
           AND r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
         RETURNING r.id, r.scheduled_time, r.attempt
      ), closed AS (
        UPDATE run_attempts a SET status = 'cancelled', finished_at = $3, error = 'cancelled before it started'
          FROM cancelled c
-        WHERE a.run_id = c.id AND a.scheduled_time = c.scheduled_time AND a.scheduled_time = ANY($2::timestamptz[])
+        WHERE a.run_id = c.id AND a.scheduled_time = c.scheduled_time AND a.scheduled_time = ANY($5::timestamptz[])
           AND a.attempt = c.attempt AND a.status = 'running'
      )
      SELECT c.id, pg_notify($4, c.id)::text AS notified FROM cancelled c`,
-    [locked.map((r) => r.id), locked.map((r) => r.scheduled_time), finishedAt, CANCEL_CHANNEL],
+    [
+      locked.map((r) => r.id),
+      locked.map((r) => r.scheduled_time),
+      finishedAt,
+      CANCEL_CHANNEL,
+      distinctTimes(locked.map((r) => r.scheduled_time)),
+    ],
   );
   return rows.map((r) => r.id);
 }
@@ -83,13 +89,19 @@ export async function confirmRunStarts(db: Queryable, workerId: string, runs: He
          FROM runs r
          JOIN unnest($2::text[], $3::timestamptz[], $4::int[]) AS m(id, scheduled_time, attempt)
            ON r.id = m.id AND r.scheduled_time = m.scheduled_time
-        WHERE r.scheduled_time = ANY($3::timestamptz[]) AND r.attempt = m.attempt
+        WHERE r.scheduled_time = ANY($5::timestamptz[]) AND r.attempt = m.attempt
           AND r.worker_id = $1 AND r.status = 'running'
         FOR SHARE OF r
      )
      SELECT h.id, h.due, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
        FROM (SELECT 1) one LEFT JOIN held h ON true`,
-    [workerId, runs.map((r) => r.id), runs.map((r) => r.scheduledTime), runs.map((r) => r.attempt)],
+    [
+      workerId,
+      runs.map((r) => r.id),
+      runs.map((r) => r.scheduledTime),
+      runs.map((r) => r.attempt),
+      distinctTimes(runs.map((r) => r.scheduledTime)),
+    ],
   );
   const held = new Map<string, { due: boolean }>();
   for (const r of rows) if (r.id) held.set(r.id, { due: Boolean(r.due) });

@@ -4,7 +4,7 @@
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
 import type { Priority, RunTrigger } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 export interface ClaimedRun {
   id: string;
@@ -31,6 +31,7 @@ export interface ClaimedRun {
 
 export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: Date[]): Promise<string[]> {
   if (!ids.length) return [];
+  const parts = distinctTimes(times);
   // Claimers of the same overlap-skip job take turns (row lock on the job until commit), so a
   // run another worker is claiming right now is seen as running by the next statement.
   await tx.query(
@@ -38,10 +39,10 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
      WHERE j.overlap_policy = 'skip' AND j.id IN (
        SELECT r.job_id FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
-         WHERE r.scheduled_time = ANY($2::timestamptz[]))
+         WHERE r.scheduled_time = ANY($3::timestamptz[]))
      ORDER BY j.id
      FOR NO KEY UPDATE OF j`,
-    [ids, times],
+    [ids, times, parts],
   );
   // Skipped: a pending scheduled run of an overlap-skip job whose job has a run in progress,
   // or an earlier claimable run of the same job in this very batch (a backlog fetched at once).
@@ -50,11 +51,11 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
        SELECT r.id, r.scheduled_time, r.job_id, r.status, r.trigger, r.next_attempt_at
        FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
-       WHERE r.scheduled_time = ANY($2::timestamptz[])
+       WHERE r.scheduled_time = ANY($3::timestamptz[])
      )
      UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
      FROM batch b, jobs j
-     WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
+     WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND r.scheduled_time = ANY($3::timestamptz[])
        AND b.status = 'pending' AND b.trigger = 'schedule'
        AND j.id = b.job_id AND j.overlap_policy = 'skip'
        AND (
@@ -66,7 +67,7 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
          )
        )
      RETURNING r.id, r.job_id`,
-    [ids, times],
+    [ids, times, parts],
   );
   // A skipped occurrence finishes its run: a one-off skipped this way is completed.
   await completeFinishedJobs(
@@ -92,7 +93,7 @@ export async function claimRuns(
            -- a run claimed ahead of its time starts when it is due (the worker waits)
            started_at = COALESCE(r.started_at, GREATEST(now(), COALESCE(r.due_at, r.scheduled_time)))
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
-       WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($4::timestamptz[])
+       WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($5::timestamptz[])
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
                  r.attempt, r.trigger, r.priority, r.next_attempt_at
@@ -104,7 +105,7 @@ export async function claimRuns(
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
      FROM claimed c JOIN jobs j ON j.id = c.job_id`,
-    [workerId, leaseMs, ids, times],
+    [workerId, leaseMs, ids, times, distinctTimes(times)],
   );
   return rows;
 }

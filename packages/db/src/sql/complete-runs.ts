@@ -7,7 +7,7 @@
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 export interface AttemptOutcome {
   runId: string;
@@ -56,9 +56,13 @@ export async function completeAttempts(
            lease_expires_at = NULL,
            last_error = o.error
        FROM o
-       WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.scheduled_time = ANY($3::timestamptz[])
+       WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.scheduled_time = ANY($14::timestamptz[])
          AND r.attempt = o.attempt
-         AND r.worker_id = $1 AND r.status = 'running'
+         -- IS NOT DISTINCT FROM (status is never null): the same fence as = 'running', which the
+         -- planner cannot match to the partial indexes on running runs. With = it read every
+         -- running run of the partition through runs_lease_idx (and, in a herd, every entry
+         -- not yet vacuumed: thousands) and joined them to the batch by nested loop, per batch.
+         AND r.worker_id = $1 AND r.status IS NOT DISTINCT FROM 'running'
        RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status
      ), attempts AS (
        UPDATE run_attempts a
@@ -66,7 +70,7 @@ export async function completeAttempts(
            error = o.error, response_snippet = o.response_snippet, request_headers = o.request_headers,
            exit_code = o.exit_code
        FROM o JOIN done d ON d.id = o.run_id
-       WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.scheduled_time = ANY($3::timestamptz[])
+       WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.scheduled_time = ANY($14::timestamptz[])
          AND a.attempt = o.attempt
      )
      SELECT * FROM done`,
@@ -84,6 +88,7 @@ export async function completeAttempts(
       outcomes.map((o) => o.responseSnippet),
       outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
       outcomes.map((o) => o.exitCode ?? null),
+      distinctTimes(outcomes.map((o) => o.scheduledTime)),
     ],
   );
   // A one-off whose run just finished is now completed.

@@ -1,6 +1,6 @@
 // The worker heartbeat: extends the leases of every run this worker is executing, in one
 // statement. Runs not returned were lost (reaped) or cancelled; their handlers are aborted.
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 export async function extendRunLeases(
   db: Queryable,
@@ -12,11 +12,18 @@ export async function extendRunLeases(
   const { rows } = await db.query<{ id: string }>(
     `UPDATE runs r SET lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
      FROM unnest($3::text[], $4::timestamptz[], $5::int[]) AS h(id, scheduled_time, attempt)
-     WHERE r.id = h.id AND r.scheduled_time = h.scheduled_time AND r.scheduled_time = ANY($4::timestamptz[])
+     WHERE r.id = h.id AND r.scheduled_time = h.scheduled_time AND r.scheduled_time = ANY($6::timestamptz[])
        AND r.attempt = h.attempt
        AND r.worker_id = $1 AND r.status = 'running'
      RETURNING r.id`,
-    [workerId, leaseMs, runs.map((r) => r.id), runs.map((r) => r.scheduledTime), runs.map((r) => r.attempt)],
+    [
+      workerId,
+      leaseMs,
+      runs.map((r) => r.id),
+      runs.map((r) => r.scheduledTime),
+      runs.map((r) => r.attempt),
+      distinctTimes(runs.map((r) => r.scheduledTime)),
+    ],
   );
   return new Set(rows.map((r) => r.id));
 }

@@ -4,7 +4,7 @@
 // A one-off whose run went dead this way is completed.
 import { completeFinishedJobs } from './complete-finished-jobs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 export interface ExpiredRunVerdict {
   id: string;
@@ -31,13 +31,13 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
            lease_expires_at = NULL,
            last_error = v.error
        FROM v
-       WHERE r.id = v.id AND r.scheduled_time = v.scheduled_time AND r.scheduled_time = ANY($2::timestamptz[])
+       WHERE r.id = v.id AND r.scheduled_time = v.scheduled_time AND r.scheduled_time = ANY($7::timestamptz[])
          AND r.attempt = v.attempt AND r.status = 'running'
        RETURNING r.id, r.scheduled_time, r.attempt, r.tenant_id, r.job_id, r.status
      ), closed AS (
        UPDATE run_attempts a SET status = 'failed', finished_at = now(), error = v.error
        FROM moved m JOIN v ON v.id = m.id
-       WHERE a.run_id = m.id AND a.scheduled_time = m.scheduled_time AND a.scheduled_time = ANY($2::timestamptz[])
+       WHERE a.run_id = m.id AND a.scheduled_time = m.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
          AND a.attempt = m.attempt AND a.status = 'running'
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
@@ -48,6 +48,7 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
       verdicts.map((v) => v.status),
       verdicts.map((v) => v.nextAttemptAt),
       verdicts.map((v) => v.error),
+      distinctTimes(verdicts.map((v) => v.scheduledTime)),
     ],
   );
   await completeFinishedJobs(
