@@ -122,6 +122,8 @@ describe('migrations', () => {
       ]);
       const entries = await client.query('SELECT job_id, partition FROM schedule_entries');
       expect(entries.rows).toEqual([{ job_id: 'job_a', partition: 1 }]);
+      const options = await client.query(`SELECT reloptions FROM pg_class WHERE relname = 'schedule_entries'`);
+      expect(options.rows[0].reloptions).toEqual(['fillfactor=100']);
       const runs = await client.query('SELECT r.id, r.priority FROM runs r JOIN jobs j ON j.id = r.job_id');
       expect(runs.rows).toEqual([{ id: 'run_a', priority: 'high' }]);
       // The list index still serves a status range; the defaults and the schedule CHECK hold.
