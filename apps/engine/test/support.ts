@@ -43,7 +43,7 @@ export async function insertJobsBulk(pool: pg.Pool, o: BulkJobs): Promise<string
        INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, every_seconds, anchor_at, target, payload,
                          retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds, timeout_seconds,
                          overlap_policy, partition)
-       SELECT u.id, $4, u.id, $5, CASE WHEN $5 = 'once' THEN u.next END, $6, coalesce($13, u.next), $7, '{"bulk":true}',
+       SELECT u.id, $4, u.id, $5::job_schedule_type, CASE WHEN $5::job_schedule_type = 'once' THEN u.next END, $6, coalesce($13, u.next), $7, '{"bulk":true}',
               $8, $9, $10, $11, $12, u.partition
        FROM u
        RETURNING id

@@ -1,6 +1,9 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrate, readMigrations, withDatabase } from '../src/index';
+import { migrate, migrationsDir, readMigrations, withDatabase } from '../src/index';
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from '../../../test/db';
 
 describe('migrations', () => {
@@ -39,6 +42,121 @@ describe('migrations', () => {
       expect(leases.rows[0]).toEqual({ n: 64, lo: 0, hi: 63 });
       await client.end();
     } finally {
+      await dropTestDatabase(name);
+    }
+  });
+
+  it('upgrade a database holding jobs, schedule entries and runs from before the job enums', async () => {
+    // A deployment at the previous migration (compact_storage) with some rows, then the rest.
+    const before = mkdtempSync(join(tmpdir(), 'belfry-migrations-'));
+    const name = `belfry_test_upgrade_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: inject('serverUrl') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    const url = withDatabase(inject('serverUrl'), name);
+    const client = new pg.Client({ connectionString: url });
+    try {
+      for (const m of readMigrations().filter((m) => m.name <= '20261130233000_compact_storage'))
+        cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
+      await migrate(url, { partitions: 16, dir: before });
+      await client.connect();
+      await client.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_up', 'up', 'up')`);
+      await client.query(
+        `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, run_at, every_seconds, target,
+                           priority, misfire_policy, overlap_policy, status, partition)
+         VALUES ('job_a', 'ten_up', 'a', 'cron', '0 * * * *', NULL, NULL, '{"type":"http"}', 'high', 'catch_up', 'skip', 'active', 1),
+                ('job_b', 'ten_up', 'b', 'once', NULL, '2030-01-01Z', NULL, '{"type":"http"}', 'normal', 'run_once', 'allow', 'completed', 2),
+                ('job_c', 'ten_up', 'c', 'interval', NULL, NULL, 60, '{"type":"http"}', 'low', 'skip', 'allow', 'paused', 3)`,
+      );
+      await client.query(
+        `INSERT INTO schedule_entries (job_id, partition, next_run_at) VALUES ('job_a', 1, '2030-01-01T01:00:00Z')`,
+      );
+      await client.query(
+        `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger, priority)
+         VALUES ('run_a', 'ten_up', 'job_a', now(), 'succeeded', 'schedule', 'high')`,
+      );
+
+      const later = await migrate(url, { partitions: 16 });
+      expect(later.applied).toEqual(
+        readMigrations()
+          .map((m) => m.name)
+          .filter((n) => n > '20261130233000_compact_storage'),
+      );
+      const { rows } = await client.query(
+        `SELECT id, tenant_seq, schedule_type, priority, misfire_policy, overlap_policy, status,
+                pg_typeof(status)::text AS status_type
+           FROM jobs ORDER BY id`,
+      );
+      expect(rows).toEqual([
+        {
+          id: 'job_a',
+          tenant_seq: 1,
+          schedule_type: 'cron',
+          priority: 'high',
+          misfire_policy: 'catch_up',
+          overlap_policy: 'skip',
+          status: 'active',
+          status_type: 'job_status',
+        },
+        {
+          id: 'job_b',
+          tenant_seq: 1,
+          schedule_type: 'once',
+          priority: 'normal',
+          misfire_policy: 'run_once',
+          overlap_policy: 'allow',
+          status: 'completed',
+          status_type: 'job_status',
+        },
+        {
+          id: 'job_c',
+          tenant_seq: 1,
+          schedule_type: 'interval',
+          priority: 'low',
+          misfire_policy: 'skip',
+          overlap_policy: 'allow',
+          status: 'paused',
+          status_type: 'job_status',
+        },
+      ]);
+      const entries = await client.query('SELECT job_id, partition FROM schedule_entries');
+      expect(entries.rows).toEqual([{ job_id: 'job_a', partition: 1 }]);
+      const options = await client.query(`SELECT reloptions FROM pg_class WHERE relname = 'schedule_entries'`);
+      expect(options.rows[0].reloptions).toEqual(['fillfactor=100']);
+      const runs = await client.query('SELECT r.id, r.priority FROM runs r JOIN jobs j ON j.id = r.job_id');
+      expect(runs.rows).toEqual([{ id: 'run_a', priority: 'high' }]);
+      // The list index still serves a status range; the defaults and the schedule CHECK hold.
+      await client.query('SET enable_seqscan = off'); // three rows: a sequential scan is cheaper
+      const indexed = await client.query(
+        `EXPLAIN SELECT id FROM jobs WHERE tenant_seq = 1 AND status = 'active' AND deleted_at IS NULL
+          ORDER BY created_at DESC LIMIT 10`,
+      );
+      expect(JSON.stringify(indexed.rows)).toContain('jobs_tenant_status_idx');
+      await client.query(
+        `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, target, partition)
+         VALUES ('job_d', 'ten_up', 'd', 'cron', '* * * * *', '{}', 4)`,
+      );
+      const d = await client.query(
+        `SELECT priority, misfire_policy, overlap_policy, status FROM jobs WHERE id = 'job_d'`,
+      );
+      expect(d.rows[0]).toEqual({
+        priority: 'normal',
+        misfire_policy: 'run_once',
+        overlap_policy: 'allow',
+        status: 'active',
+      });
+      await expect(
+        client.query(
+          `INSERT INTO jobs (id, tenant_id, name, schedule_type, target, partition) VALUES ('job_e', 'ten_up', 'e', 'cron', '{}', 5)`,
+        ),
+      ).rejects.toMatchObject({ code: '23514' });
+      await expect(client.query(`UPDATE jobs SET status = 'archived' WHERE id = 'job_a'`)).rejects.toMatchObject({
+        code: '22P02',
+      });
+    } finally {
+      await client.end().catch(() => {});
+      rmSync(before, { recursive: true, force: true });
       await dropTestDatabase(name);
     }
   });

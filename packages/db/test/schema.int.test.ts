@@ -23,6 +23,20 @@ const PRISMA_TO_PG: Record<string, string[]> = {
   Bytes: ['bytea'],
 };
 
+/** schema.prisma's enums: their PostgreSQL type name (@@map) and labels */
+function parseEnums(schema: string): Map<string, { type: string; labels: string[] }> {
+  const enums = new Map<string, { type: string; labels: string[] }>();
+  for (const m of schema.matchAll(/^enum (\w+) \{([\s\S]*?)^\}/gm)) {
+    const body = m[2] ?? '';
+    const labels = body
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^\w+$/.test(l));
+    enums.set(m[1] ?? '', { type: /@@map\("([^"]+)"\)/.exec(body)?.[1] ?? m[1] ?? '', labels });
+  }
+  return enums;
+}
+
 function parseModels(schema: string): Map<string, Field[]> {
   const models = new Map<string, Field[]>();
   const names = new Set([...schema.matchAll(/^model (\w+) \{/gm)].map((m) => m[1]));
@@ -58,7 +72,9 @@ describe('schema.prisma and the migrations agree', () => {
   afterAll(() => db.destroy());
 
   it('every model field is a column of a compatible type, and every column is modelled', async () => {
-    const models = parseModels(readFileSync(join(findRepoRoot(), 'prisma/schema.prisma'), 'utf8'));
+    const schema = readFileSync(join(findRepoRoot(), 'prisma/schema.prisma'), 'utf8');
+    const models = parseModels(schema);
+    const enums = parseEnums(schema);
     expect(models.size).toBeGreaterThan(10);
     for (const [table, fields] of models) {
       const { rows } = await db.pool.query<{ column_name: string; data_type: string; udt_name: string }>(
@@ -72,7 +88,19 @@ describe('schema.prisma and the migrations agree', () => {
         const col = columns.get(f.column);
         expect(col, `${table}.${f.column} (${f.name})`).toBeDefined();
         if (!col) continue;
-        if (f.type.endsWith('[]')) {
+        const enumType = enums.get(f.type);
+        if (enumType) {
+          expect(col.udt_name, `${table}.${f.column}: ${f.type}`).toBe(enumType.type);
+          const { rows: labels } = await db.pool.query<{ label: string }>(
+            `SELECT e.enumlabel AS label FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid
+             WHERE t.typname = $1 ORDER BY e.enumsortorder`,
+            [enumType.type],
+          );
+          expect(
+            labels.map((l) => l.label),
+            `labels of ${enumType.type}`,
+          ).toEqual(enumType.labels);
+        } else if (f.type.endsWith('[]')) {
           expect(col.data_type, `${table}.${f.column}`).toBe('ARRAY');
         } else {
           expect(PRISMA_TO_PG[f.type], `${table}.${f.column}: ${f.type} vs ${col.data_type}`).toContain(col.data_type);

@@ -164,11 +164,12 @@ export async function insertJobs(
             u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
             u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'), u.runs_per_minute,
             u.alerts
-       FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type text, cron_expression text,
+       FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type job_schedule_type, cron_expression text,
               timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
               retry_max_attempts int, retry_initial_delay_seconds int, retry_max_delay_seconds int,
-              timeout_seconds int, priority text, misfire_policy text, overlap_policy text, jitter_seconds int,
-              status text, partition int, target_secrets text, runs_per_minute float8, alerts jsonb)`,
+              timeout_seconds int, priority job_priority, misfire_policy job_misfire_policy,
+              overlap_policy job_overlap_policy, jitter_seconds int,
+              status job_status, partition int, target_secrets text, runs_per_minute float8, alerts jsonb)`,
     [actor.tenantId, now, actor.id, JSON.stringify(rows)],
   );
   const scheduled = jobs.filter((j) => j.next !== null);

@@ -1,0 +1,12 @@
+-- Compact storage, step 3 (issue 16 ask 4): schedule_entries packed full (fillfactor 100, was 80).
+--
+-- The 20 % kept free on each page was for updates staying on their page, but advancing an entry
+-- changes next_run_at, which the due index holds: no update of this table is ever HOT (each
+-- writes a new version and a new entry in both indexes wherever it lands). Measured on 200K
+-- entries, every entry advanced once in batches of 1,000 (PostgreSQL 15): fillfactor 80 took
+-- 96 bytes per entry loaded, 168 after the herd, 460 bytes of WAL per update; fillfactor 100
+-- took 77, 153 and 485 (5 % more WAL: fewer new versions share the old one's page).
+--
+-- Pages written from now on are filled; existing pages keep their free space until reused or
+-- the table is rewritten (VACUUM FULL schedule_entries, which locks the scheduler out meanwhile).
+ALTER TABLE schedule_entries SET (fillfactor = 100);
