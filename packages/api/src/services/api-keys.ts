@@ -11,7 +11,7 @@ import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
 import { checkApiKeyQuota, prismaQueryable } from './limits';
-import { type BucketLimits, takeToken, type RateLimitDecision } from './rate-limit';
+import { allowed, type BucketLimits, denied as refused, type RateLimitDecision, takeTokenSql } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200).superRefine(storableText),
@@ -123,6 +123,9 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export async function authenticateApiKey(deps: ServiceDeps, token: string): Promise<Authenticated> {
   const denied = () => new AppError('unauthenticated', 'a valid API key is required (Authorization: Bearer bfy_...)');
   if (!isWellFormedApiKey(token)) throw denied();
+  const now = deps.clock.now();
+  // One round trip: the key (with its tenant's limits) and, for a usable key, one token from
+  // its bucket. `tokens` is null when the bucket refused (or the key is unusable).
   const { rows } = await deps.pool.query<{
     id: string;
     tenant_id: string;
@@ -132,22 +135,35 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
     last_used_at: Date | null;
     rate_limit_per_second: number;
     rate_limit_burst: number;
+    tokens: number | null;
   }>(
-    `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
-            t.rate_limit_per_second, t.rate_limit_burst
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-      WHERE k.key_hash = $1`,
-    [hashApiKey(token)],
+    `WITH k AS (
+       SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+              t.rate_limit_per_second, t.rate_limit_burst
+         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+        WHERE k.key_hash = $1
+     ), taken AS (
+       ${takeTokenSql({
+         key: "'key:' || k.id",
+         // ON CONFLICT's SET sees only the bucket row: the limits come in as sub-selects.
+         burst: '(SELECT rate_limit_burst FROM k)',
+         perSecond: '(SELECT rate_limit_per_second FROM k)',
+         cost: '1',
+         from: 'k WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)',
+       })}
+     )
+     SELECT k.*, (SELECT tokens FROM taken) AS tokens FROM k`,
+    [hashApiKey(token), now],
   );
   const key = rows[0];
-  const now = deps.clock.now();
   if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw denied();
 
   const bucket = {
     key: `key:${key.id}`,
     limits: { perSecond: key.rate_limit_per_second, burst: key.rate_limit_burst },
   };
-  const rateLimit = await takeToken(deps.pool, bucket.key, bucket.limits);
+  const rateLimit =
+    key.tokens === null ? await refused(deps.pool, bucket.key, bucket.limits, 1) : allowed(bucket.limits, key.tokens);
   if (!rateLimit.allowed) {
     throw new AppError('rate_limited', `rate limit of ${key.rate_limit_per_second} requests per second exceeded`, {
       retryAfterSeconds: rateLimit.retryAfterSeconds,
