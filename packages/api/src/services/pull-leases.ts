@@ -11,7 +11,6 @@ import {
   extendPullLease,
   type FinishedPullRunRow,
   finishPullAttempt,
-  type HeldPullRun,
   lockHeldPullRun,
   pgExecutor,
   type PullLease,
@@ -87,11 +86,12 @@ export async function completePullRun(
   const output = body.output ?? null;
   const rows = await withTransaction(deps.pool, async (client) => {
     let outcome: PullOutcome;
-    let held: HeldPullRun | null = null;
+    /** where a failed run waits for its next attempt (its job's target now) */
+    let retryTarget: { type: string; queue: string | null } | null = null;
     if (body.status === 'succeeded') {
       outcome = { runStatus: 'succeeded', nextAttemptAt: null, error: null, output };
     } else {
-      held = await lockHeldPullRun(client, lease);
+      const held = await lockHeldPullRun(client, lease);
       if (!held) return null;
       const decision = decideRetry(
         {
@@ -112,6 +112,7 @@ export async function completePullRun(
         'retryAt' in decision
           ? { runStatus: 'failed', nextAttemptAt: decision.retryAt, error, output }
           : { runStatus: 'dead', nextAttemptAt: null, error, output };
+      retryTarget = { type: held.target_type, queue: held.target_queue };
     }
     const finished = await finishPullAttempt(client, lease, outcome);
     const run = finished[0];
@@ -121,11 +122,11 @@ export async function completePullRun(
     await recordAlertOutcomes(client, [
       { runId: run.id, tenantId: run.tenant_id, jobId: run.job_id, status: outcome.runStatus },
     ]);
-    if (outcome.runStatus === 'failed' && outcome.nextAttemptAt) {
+    if (outcome.runStatus === 'failed' && outcome.nextAttemptAt && retryTarget) {
       await enqueueRuns(deps.queue, pgExecutor(client), [
         {
           runId: lease.runId,
-          route: routeOf({ type: run.target_type, queue: run.target_queue }, actor.tenantId, run.priority as Priority),
+          route: routeOf(retryTarget, actor.tenantId, run.priority as Priority),
           scheduledTime: lease.scheduledTime,
           startAfter: outcome.nextAttemptAt,
         },

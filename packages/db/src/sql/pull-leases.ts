@@ -103,8 +103,6 @@ export interface FinishedPullRunRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
-  target_type: string;
-  target_queue: string | null;
   a_attempt: number | null;
   a_worker_id: string | null;
   a_status: 'running' | 'succeeded' | 'failed' | 'cancelled' | null;
@@ -130,6 +128,15 @@ export async function finishPullAttempt(
   lease: PullLease,
   outcome: PullOutcome,
 ): Promise<FinishedPullRunRow[]> {
+  // A first attempt has no earlier ones to read back: a smaller statement to plan.
+  const earlier =
+    lease.attempt > 1
+      ? `UNION ALL
+       SELECT p.attempt, p.worker_id, p.status, p.started_at, p.finished_at, p.http_status, p.duration_ms,
+              p.error, p.response_snippet, p.exit_code
+         FROM run_attempts p, done d
+        WHERE p.run_id = $1 AND p.scheduled_time = $2 AND p.tenant_id = $3 AND p.attempt < d.attempt`
+      : '';
   const { rows } = await tx.query<FinishedPullRunRow>(
     `WITH done AS (
        UPDATE runs r
@@ -152,17 +159,13 @@ export async function finishPullAttempt(
                  a.error, a.response_snippet, a.exit_code
      ), attempts AS (
        SELECT * FROM closed
-       UNION ALL
-       SELECT p.attempt, p.worker_id, p.status, p.started_at, p.finished_at, p.http_status, p.duration_ms,
-              p.error, p.response_snippet, p.exit_code
-         FROM run_attempts p, done d
-        WHERE p.run_id = $1 AND p.scheduled_time = $2 AND p.tenant_id = $3 AND p.attempt < d.attempt
+       ${earlier}
      )
-     SELECT d.*, j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
+     SELECT d.*,
             x.attempt AS a_attempt, x.worker_id AS a_worker_id, x.status AS a_status, x.started_at AS a_started_at,
             x.finished_at AS a_finished_at, x.http_status AS a_http_status, x.duration_ms AS a_duration_ms,
             x.error AS a_error, x.response_snippet AS a_response_snippet, x.exit_code AS a_exit_code
-       FROM done d JOIN jobs j ON j.id = d.job_id LEFT JOIN attempts x ON true
+       FROM done d LEFT JOIN attempts x ON true
       ORDER BY x.attempt`,
     [
       lease.runId,
