@@ -1,10 +1,14 @@
 -- completeFinishedJobs (packages/db/src/sql/complete-finished-jobs.ts) as a function: the same
 -- two statements (lock the candidates; then, with a fresh snapshot, complete those with no open
--- scheduled run), in one round trip, and with plans that PL/pgSQL keeps per connection. The
--- open-run check looks at every partition of `runs` (a job's runs are not keyed by time), and
--- planning that anew on every call cost more than running it — on every finished run.
+-- scheduled run), in one round trip, and with plans kept per connection. The open-run check
+-- looks at every partition of `runs` (a job's runs are not keyed by time), and planning that
+-- anew on every call cost more than running it — on every finished run. Generic plans are
+-- forced: left to choose, PostgreSQL keeps planning each call (a one-element array looks
+-- cheaper to it than the generic plan's guess), which is the cost this function is for.
 CREATE FUNCTION belfry_complete_finished_jobs(job_ids text[]) RETURNS SETOF text
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan
+AS $$
 DECLARE
   candidates text[];
 BEGIN

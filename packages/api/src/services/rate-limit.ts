@@ -23,7 +23,13 @@ const REFILLED = refilled('$2', '$3');
  * (optional) the rows they are read from. Returns the tokens left; no row when denied (the
  * WHERE makes a denied request change nothing).
  */
-export function takeTokenSql(e: { key: string; burst: string; perSecond: string; cost: string; from?: string }): string {
+export function takeTokenSql(e: {
+  key: string;
+  burst: string;
+  perSecond: string;
+  cost: string;
+  from?: string;
+}): string {
   const refill = refilled(e.burst, e.perSecond);
   return `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at)
      SELECT ${e.key}, ${e.burst}::float8 - ${e.cost}::float8, now()${e.from ? ` FROM ${e.from}` : ''}
