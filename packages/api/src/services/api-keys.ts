@@ -11,7 +11,7 @@ import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
 import { checkApiKeyQuota, prismaQueryable } from './limits';
-import { allowed, type BucketLimits, denied as refused, type RateLimitDecision, takeTokenSql } from './rate-limit';
+import { type BucketLimits, type RateLimitDecision, takeToken } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200).superRefine(storableText),
@@ -96,7 +96,7 @@ export async function listApiKeys(deps: ServiceDeps, actor: Actor): Promise<ApiK
 /** Idempotent: revoking a revoked key answers it unchanged. */
 export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: string): Promise<ApiKeyView> {
   authorize(actor, 'admin');
-  return deps.prisma.$transaction(async (tx) => {
+  const view = await deps.prisma.$transaction(async (tx) => {
     const key = await tx.apiKey.findFirst({ where: { id: keyId, tenantId: actor.tenantId } });
     if (!key) throw AppError.notFound('API key');
     if (key.revokedAt) return toView(key);
@@ -104,6 +104,9 @@ export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: strin
     await audit(tx, actor, 'api_key.revoked', 'api_key', key.id, { name: key.name });
     return toView(revoked);
   });
+  // This process refuses the key at once; other processes within KEY_CACHE_MS.
+  forgetCachedKey(deps, keyId);
+  return view;
 }
 
 export interface Authenticated {
@@ -116,6 +119,75 @@ export interface Authenticated {
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
+ * How long a process keeps a key it has looked up (docs/security.md "API keys"): every request
+ * used to read the key and its tenant's limits from the database. A revoked key is refused at
+ * once by the process that revoked it and within this long by every other; so is a key of a
+ * tenant whose rate limit changed, with the new limit. Expiry is checked on every request.
+ */
+export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  rate_limit_per_second: number;
+  rate_limit_burst: number;
+}
+
+/**
+ * Per database (a pool): the keys looked up lately, by the hex of their hash; unknown and
+ * revoked keys are not kept. On globalThis, so that every copy of this module in a process (a
+ * bundler may make one per route) sees one cache, and a revocation clears it for all.
+ */
+type KeyCache = Map<string, { row: KeyRow; at: number }>;
+const CACHES = Symbol.for('belfry.apiKeyCaches');
+const cacheHolder = globalThis as typeof globalThis & { [CACHES]?: WeakMap<object, KeyCache> };
+const keyCaches: WeakMap<object, KeyCache> = (cacheHolder[CACHES] ??= new WeakMap());
+
+function keyCache(deps: ServiceDeps): KeyCache {
+  let cache = keyCaches.get(deps.pool);
+  if (!cache) {
+    cache = new Map();
+    keyCaches.set(deps.pool, cache);
+  }
+  return cache;
+}
+
+function forgetCachedKey(deps: ServiceDeps, keyId: string): void {
+  const cache = keyCache(deps);
+  for (const [hash, entry] of cache) if (entry.row.id === keyId) cache.delete(hash);
+}
+
+async function lookUpKey(deps: ServiceDeps, token: string, now: number): Promise<KeyRow | null> {
+  const hash = hashApiKey(token);
+  const cache = keyCache(deps);
+  const id = hash.toString('hex');
+  const cached = cache.get(id);
+  if (cached && now - cached.at < KEY_CACHE_MS && now >= cached.at) return cached.row;
+  const { rows } = await deps.pool.query<KeyRow>(
+    `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+            t.rate_limit_per_second, t.rate_limit_burst
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+      WHERE k.key_hash = $1`,
+    [hash],
+  );
+  const row = rows[0] ?? null;
+  cache.delete(id);
+  if (row && !row.revoked_at) {
+    if (cache.size >= KEY_CACHE_MAX) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    cache.set(id, { row, at: now });
+  }
+  return row;
+}
+
+/**
  * Resolves a bearer token to its key's actor and takes one token from the key's rate-limit
  * bucket. Every way a key can be unusable answers the same 401, so callers learn nothing
  * about which keys exist. A rate-limited request throws 429 with Retry-After.
@@ -124,46 +196,14 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
   const denied = () => new AppError('unauthenticated', 'a valid API key is required (Authorization: Bearer bfy_...)');
   if (!isWellFormedApiKey(token)) throw denied();
   const now = deps.clock.now();
-  // One round trip: the key (with its tenant's limits) and, for a usable key, one token from
-  // its bucket. `tokens` is null when the bucket refused (or the key is unusable).
-  const { rows } = await deps.pool.query<{
-    id: string;
-    tenant_id: string;
-    scopes: string[];
-    expires_at: Date | null;
-    revoked_at: Date | null;
-    last_used_at: Date | null;
-    rate_limit_per_second: number;
-    rate_limit_burst: number;
-    tokens: number | null;
-  }>(
-    `WITH k AS (
-       SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
-              t.rate_limit_per_second, t.rate_limit_burst
-         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.key_hash = $1
-     ), taken AS (
-       ${takeTokenSql({
-         key: "'key:' || k.id",
-         // ON CONFLICT's SET sees only the bucket row: the limits come in as sub-selects.
-         burst: '(SELECT rate_limit_burst FROM k)',
-         perSecond: '(SELECT rate_limit_per_second FROM k)',
-         cost: '1',
-         from: 'k WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)',
-       })}
-     )
-     SELECT k.*, (SELECT tokens FROM taken) AS tokens FROM k`,
-    [hashApiKey(token), now],
-  );
-  const key = rows[0];
+  const key = await lookUpKey(deps, token, now.getTime());
   if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw denied();
 
   const bucket = {
     key: `key:${key.id}`,
     limits: { perSecond: key.rate_limit_per_second, burst: key.rate_limit_burst },
   };
-  const rateLimit =
-    key.tokens === null ? await refused(deps.pool, bucket.key, bucket.limits, 1) : allowed(bucket.limits, key.tokens);
+  const rateLimit = await takeToken(deps.pool, bucket.key, bucket.limits);
   if (!rateLimit.allowed) {
     throw new AppError('rate_limited', `rate limit of ${key.rate_limit_per_second} requests per second exceeded`, {
       retryAfterSeconds: rateLimit.retryAfterSeconds,
@@ -176,6 +216,7 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::timestamptz - interval '1 minute')`,
       [key.id, now],
     );
+    key.last_used_at = now;
   }
   return {
     actor: { type: 'api_key', id: key.id, tenantId: key.tenant_id, scopes: key.scopes },

@@ -12,31 +12,7 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
-/** The bucket's tokens now: what it held plus what refilled since, up to the burst. */
-const refilled = (burst: string, perSecond: string) =>
-  `LEAST(${burst}::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (now() - b.updated_at))::float8) * ${perSecond}::float8)`;
-const REFILLED = refilled('$2', '$3');
-
-/**
- * The statement that takes `cost` tokens (all or none) from bucket `key`, for use as a
- * data-modifying CTE: `key`, `burst`, `perSecond` and `cost` are SQL expressions, and `from`
- * (optional) the rows they are read from. Returns the tokens left; no row when denied (the
- * WHERE makes a denied request change nothing).
- */
-export function takeTokenSql(e: {
-  key: string;
-  burst: string;
-  perSecond: string;
-  cost: string;
-  from?: string;
-}): string {
-  const refill = refilled(e.burst, e.perSecond);
-  return `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at)
-     SELECT ${e.key}, ${e.burst}::float8 - ${e.cost}::float8, now()${e.from ? ` FROM ${e.from}` : ''}
-     ON CONFLICT (key) DO UPDATE SET tokens = ${refill} - ${e.cost}::float8, updated_at = now()
-      WHERE ${refill} >= ${e.cost}::float8
-     RETURNING tokens`;
-}
+const REFILLED = `LEAST($2::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (now() - b.updated_at))::float8) * $3::float8)`;
 
 export interface BucketLimits {
   perSecond: number;
@@ -50,25 +26,18 @@ export async function takeToken(
   limits: BucketLimits,
   cost = 1,
 ): Promise<RateLimitDecision> {
+  // The WHERE makes a denied request change nothing and return no row.
   const taken = await db.query<{ tokens: number }>(
-    takeTokenSql({ key: '$1::text', burst: '$2', perSecond: '$3', cost: '$4' }),
+    `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES ($1, $2::float8 - $4::float8, now())
+     ON CONFLICT (key) DO UPDATE SET tokens = ${REFILLED} - $4::float8, updated_at = now()
+      WHERE ${REFILLED} >= $4::float8
+     RETURNING tokens`,
     [bucket, limits.burst, limits.perSecond, cost],
   );
   const row = taken.rows[0];
-  return row ? allowed(limits, row.tokens) : denied(db, bucket, limits, cost);
-}
-
-export function allowed(limits: BucketLimits, tokens: number): RateLimitDecision {
-  return { allowed: true, limit: limits.burst, remaining: Math.max(0, Math.floor(tokens)), retryAfterSeconds: 0 };
-}
-
-/** The decision for a request refused `cost` tokens: how long until the bucket holds them. */
-export async function denied(
-  db: Queryable,
-  bucket: string,
-  limits: BucketLimits,
-  cost: number,
-): Promise<RateLimitDecision> {
+  if (row) {
+    return { allowed: true, limit: limits.burst, remaining: Math.max(0, Math.floor(row.tokens)), retryAfterSeconds: 0 };
+  }
   const { rows } = await db.query<{ tokens: number }>(
     `SELECT ${REFILLED} AS tokens FROM rate_limit_buckets b WHERE b.key = $1`,
     [bucket, limits.burst, limits.perSecond],
