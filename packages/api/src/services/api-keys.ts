@@ -146,7 +146,8 @@ interface KeyRow {
 type KeyCache = Map<string, { row: KeyRow; at: number }>;
 const CACHES = Symbol.for('belfry.apiKeyCaches');
 const cacheHolder = globalThis as typeof globalThis & { [CACHES]?: WeakMap<object, KeyCache> };
-const keyCaches: WeakMap<object, KeyCache> = (cacheHolder[CACHES] ??= new WeakMap());
+cacheHolder[CACHES] ??= new WeakMap();
+const keyCaches: WeakMap<object, KeyCache> = cacheHolder[CACHES];
 
 function keyCache(deps: ServiceDeps): KeyCache {
   let cache = keyCaches.get(deps.pool);
