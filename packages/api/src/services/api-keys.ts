@@ -138,12 +138,21 @@ interface KeyRow {
   rate_limit_burst: number;
 }
 
+interface KeyCacheEntry {
+  /** when the lookup started (the process's clock) */
+  at: number;
+  pending: Promise<KeyRow | null>;
+  /** the key, once looked up (a usable one) */
+  row?: KeyRow;
+}
+
 /**
  * Per database (a pool): the keys looked up lately, by the hex of their hash; unknown and
- * revoked keys are not kept. On globalThis, so that every copy of this module in a process (a
- * bundler may make one per route) sees one cache, and a revocation clears it for all.
+ * revoked keys are not kept past the lookup that found them so. On globalThis, so that every
+ * copy of this module in a process (a bundler may make one per route) sees one cache, and a
+ * revocation clears it for all.
  */
-type KeyCache = Map<string, { row: KeyRow; at: number }>;
+type KeyCache = Map<string, KeyCacheEntry>;
 const CACHES = Symbol.for('belfry.apiKeyCaches');
 const cacheHolder = globalThis as typeof globalThis & { [CACHES]?: WeakMap<object, KeyCache> };
 cacheHolder[CACHES] ??= new WeakMap();
@@ -160,7 +169,8 @@ function keyCache(deps: ServiceDeps): KeyCache {
 
 function forgetCachedKey(deps: ServiceDeps, keyId: string): void {
   const cache = keyCache(deps);
-  for (const [hash, entry] of cache) if (entry.row.id === keyId) cache.delete(hash);
+  // Lookups still running may be of this key: they go too.
+  for (const [hash, entry] of cache) if (!entry.row || entry.row.id === keyId) cache.delete(hash);
 }
 
 async function lookUpKey(deps: ServiceDeps, token: string, now: number): Promise<KeyRow | null> {
@@ -168,24 +178,36 @@ async function lookUpKey(deps: ServiceDeps, token: string, now: number): Promise
   const cache = keyCache(deps);
   const id = hash.toString('hex');
   const cached = cache.get(id);
-  if (cached && now - cached.at < KEY_CACHE_MS && now >= cached.at) return cached.row;
-  const { rows } = await deps.pool.query<KeyRow>(
-    `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
-            t.rate_limit_per_second, t.rate_limit_burst
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-      WHERE k.key_hash = $1`,
-    [hash],
-  );
-  const row = rows[0] ?? null;
+  if (cached && now - cached.at < KEY_CACHE_MS && now >= cached.at) return cached.row ?? cached.pending;
+  // One lookup per key at a time: the requests that arrive while it runs wait for it.
+  const entry: KeyCacheEntry = {
+    at: now,
+    pending: deps.pool
+      .query<KeyRow>(
+        `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+                t.rate_limit_per_second, t.rate_limit_burst
+           FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+          WHERE k.key_hash = $1`,
+        [hash],
+      )
+      .then(({ rows }) => {
+        const row = rows[0] ?? null;
+        if (row && !row.revoked_at) entry.row = row;
+        else if (cache.get(id) === entry) cache.delete(id);
+        return row;
+      })
+      .catch((err: unknown) => {
+        if (cache.get(id) === entry) cache.delete(id);
+        throw err;
+      }),
+  };
   cache.delete(id);
-  if (row && !row.revoked_at) {
-    if (cache.size >= KEY_CACHE_MAX) {
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
-    cache.set(id, { row, at: now });
+  if (cache.size >= KEY_CACHE_MAX) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
   }
-  return row;
+  cache.set(id, entry);
+  return entry.pending;
 }
 
 /**
@@ -212,12 +234,13 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
   }
   // At most one write per key per minute, however busy the key is.
   if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) {
+    // Noted first, so the requests that share this cached key do not all write it.
+    key.last_used_at = now;
     await deps.pool.query(
       `UPDATE api_keys SET last_used_at = $2
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::timestamptz - interval '1 minute')`,
       [key.id, now],
     );
-    key.last_used_at = now;
   }
   return {
     actor: { type: 'api_key', id: key.id, tenantId: key.tenant_id, scopes: key.scopes },
