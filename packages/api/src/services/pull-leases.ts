@@ -3,7 +3,7 @@
 // attempt, same worker, still running), with the same retry decision (decideRetry) and the same
 // follow-ups (a finished one-off completes, alert outcomes); a lease that expires is reaped by
 // the engine's reaper like any other (a failed attempt).
-import { decideRetry, type Priority } from '@belfry/core';
+import { decideRetry } from '@belfry/core';
 import {
   closeCancelledAttempt,
   completeFinishedJobs,
@@ -126,7 +126,7 @@ export async function completePullRun(
       await enqueueRuns(deps.queue, pgExecutor(client), [
         {
           runId: lease.runId,
-          route: routeOf(retryTarget, actor.tenantId, run.priority as Priority),
+          route: routeOf(retryTarget, actor.tenantId, run.priority),
           scheduledTime: lease.scheduledTime,
           startAfter: outcome.nextAttemptAt,
         },
@@ -157,5 +157,5 @@ function finishedRunView(rows: FinishedPullRunRow[]): RunView {
       exitCode: a.a_exit_code,
     });
   }
-  return toRunView({ ...run, priority: run.priority as Priority, sort_ts: '' }, attempts);
+  return toRunView({ ...run, sort_ts: '' }, attempts);
 }

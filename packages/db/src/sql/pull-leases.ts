@@ -2,6 +2,7 @@
 // worker) while the run is running and the lease has not expired; anything else — a later
 // claim, a cancel, the reaper — means the holder lost it. Completion itself goes through
 // completeAttempts (complete-runs.ts), the same fenced statement engine workers use.
+import type { Priority } from '@belfry/core';
 import type { Queryable } from './types';
 
 export interface PullLease {
@@ -99,7 +100,7 @@ export interface FinishedPullRunRow {
   attempt: number;
   trigger: 'schedule' | 'manual' | 'replay';
   replay_of: string | null;
-  priority: string;
+  priority: Priority;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
