@@ -203,12 +203,14 @@ export async function insertOneOffJobs(
 
 export interface RestServer {
   url: string;
+  /** the API process's pid, for its CPU time */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
 /** The REST API in a process of its own (bench/lib/api-process.ts), as the web app serves it. */
 export async function startRestServer(databaseUrl: string): Promise<RestServer> {
-  const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'bench/lib/api-process.ts')], {
+  const child = spawn(nodeBin, [...cpuProfArgs(), '--import', 'tsx', join(root, 'bench/lib/api-process.ts')], {
     cwd: root,
     env: childEnv({ DATABASE_URL: databaseUrl }),
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -221,6 +223,7 @@ export async function startRestServer(databaseUrl: string): Promise<RestServer> 
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

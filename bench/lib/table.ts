@@ -226,6 +226,15 @@ export function summaryRows(f: BenchFigures): string[][] {
     rows.push(['pull', 'completed through REST', `${pull.runsPerSecond ?? '-'} runs/s`, '≥ 1000 runs/s']);
     rows.push(['pull', 'start lag (claimed − due) p50/p99', `${fmt(pull.lag.p50)} / ${fmt(pull.lag.p99)}`, '']);
     rows.push(['pull', 'duplicates / missing', `${pull.duplicates} / ${pull.missing}`, '0 / 0']);
+    const cpu = pull.cpuMsPer1000;
+    if (cpu) {
+      rows.push([
+        'pull',
+        'CPU ms per 1,000 runs: API / database / workers',
+        `${cpu.api ?? '-'} / ${cpu.database} / ${cpu.workers}`,
+        '',
+      ]);
+    }
   }
   for (const k of handlers?.kinds ?? []) {
     const name = `handlers ${k.kind}`;

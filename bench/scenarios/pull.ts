@@ -4,6 +4,7 @@
 // per second from the due time, the start lag (claim answered − scheduled time), and checks
 // that every run was claimed exactly once and none is missing.
 import { newId } from '@belfry/core';
+import { cpuMeter, processCpuMs } from '../lib/proc';
 import { benchDatabase, insertOneOffJobs, insertTenants, startEngines, startRestServer } from '../lib/harness';
 import { insertConsumerKeys, type PullWorkers, startPullWorkers } from '../lib/pull-workers';
 import { summarize, type Summary } from '../lib/stats';
@@ -31,6 +32,12 @@ export interface PullResult {
   lostLeases: number;
   /** requests sent again after getting no answer */
   networkRetries: number;
+  /**
+   * CPU time per 1,000 completed runs, from the due time to the last completion (/proc): the API
+   * process, the bench's database backends (claims, completions and the engine node's), and this
+   * process (the workers' HTTP clients). Far less sensitive to a busy machine than runs/s.
+   */
+  cpuMsPer1000: { api: number | null; database: number; workers: number } | null;
 }
 
 const QUEUE = 'bench';
@@ -79,9 +86,31 @@ export async function runPull(o: PullOptions): Promise<PullResult> {
     const due = new Date(Math.ceil((Date.now() + 5_000) / 1000) * 1000);
     await db.pool.query('UPDATE jobs SET run_at = $1', [due]);
     await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
+    const backends = async () =>
+      (
+        await db.pool.query<{ pid: number }>(
+          'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        )
+      ).rows.map((r) => r.pid);
+    await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now())));
+    const dbCpu = cpuMeter();
+    dbCpu.start(await backends());
+    const apiCpu0 = processCpuMs(rest.pid);
+    const ownCpu0 = process.cpuUsage();
     const deadline = due.getTime() + 300_000;
     while (stats.completed < o.count && Date.now() < deadline && !workers.failure())
       await new Promise((r) => setTimeout(r, 100));
+    const apiCpu1 = processCpuMs(rest.pid);
+    const ownCpu = process.cpuUsage(ownCpu0);
+    const dbCpuMs = dbCpu.elapsed(await backends());
+    const per1000 = (ms: number) => Math.round((ms / Math.max(1, stats.completed)) * 1000);
+    const cpuMsPer1000 = stats.completed
+      ? {
+          api: apiCpu0 !== null && apiCpu1 !== null ? per1000(apiCpu1 - apiCpu0) : null,
+          database: per1000(dbCpuMs),
+          workers: per1000((ownCpu.user + ownCpu.system) / 1000),
+        }
+      : null;
     await new Promise((r) => setTimeout(r, 1_000)); // a run handed out twice would be claimed now
     await workers.stop();
     if (workers.failure()) throw workers.failure();
@@ -103,6 +132,7 @@ export async function runPull(o: PullOptions): Promise<PullResult> {
       completeRequests: stats.completeRequests,
       lostLeases: stats.lostLeases,
       networkRetries: stats.networkRetries,
+      cpuMsPer1000,
     };
   } finally {
     await stopWorkers?.stop();

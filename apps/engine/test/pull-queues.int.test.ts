@@ -132,6 +132,8 @@ describe('pull queues over REST', () => {
     ]);
     const read = await call('GET', `/api/v1/runs/${run.id}`);
     expect(read.body.attempts[0].workerId).toBe('box-1:4711');
+    // The completion answers the run as it now reads.
+    expect(done.body).toEqual(read.body);
 
     // The queue list shows it, with the worker.
     const queues = await call('GET', '/api/v1/queues');
@@ -241,6 +243,35 @@ describe('pull queues over REST', () => {
     ]);
     const letters = await call('GET', '/api/v1/dead-letter');
     expect(letters.body.data.map((r: Body) => r.id)).toContain(run.id);
+  });
+
+  it('answers a completion with the run as it reads, earlier attempts included', async () => {
+    const job = await pullJob('history', { retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 1 } });
+    const run = await trigger(job.id);
+    const [first] = (await claim('history', { worker: 'w-1' })).body.data;
+    const failed = await call('POST', `/api/v1/runs/${run.id}/complete`, {
+      leaseToken: first.leaseToken,
+      status: 'failed',
+      error: 'try again',
+    });
+    expect(failed.status).toBe(200);
+    expect(failed.body).toEqual((await call('GET', `/api/v1/runs/${run.id}`)).body);
+
+    const [second] = (await claim('history', { waitSeconds: 20, worker: 'w-2' })).body.data;
+    expect(second.run).toMatchObject({ id: run.id, attempt: 2 });
+    const done = await call('POST', `/api/v1/runs/${run.id}/complete`, {
+      leaseToken: second.leaseToken,
+      status: 'succeeded',
+      output: 'fine now',
+    });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(done.body.attempts.map((a: Body) => [a.attempt, a.workerId, a.status, a.error, a.responseSnippet])).toEqual([
+      [1, 'w-1', 'failed', 'try again', null],
+      [2, 'w-2', 'succeeded', null, 'fine now'],
+    ]);
+    expect(done.body.attempts[1].durationMs).toBeGreaterThanOrEqual(0);
+    expect(done.body).toEqual((await call('GET', `/api/v1/runs/${run.id}`)).body);
   });
 
   it('wakes a long-polling claim when a run is queued', async () => {

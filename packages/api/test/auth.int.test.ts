@@ -1,7 +1,7 @@
 // Authentication, scopes, API-key lifecycle, rate limits and tenant isolation: every route
 // with an id answers 404 for another tenant's object, never 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, listApiKeys, listAuditLog, revokeApiKey } from '../src/index';
+import { createApiKey, KEY_CACHE_MS, listApiKeys, listAuditLog, revokeApiKey } from '../src/index';
 import { call, client, counts, createHarness, type Harness, insertRun, jobBody, makeTenant } from './support';
 
 let h: Harness;
@@ -126,6 +126,16 @@ describe('API key lifecycle', () => {
     await expect(revokeApiKey(h.deps, other.actor, created.apiKey.id)).rejects.toMatchObject({ code: 'not_found' });
     const audit = await listAuditLog(h.deps, t.actor, { targetType: 'api_key' });
     expect(audit.data.map((e) => e.action)).toEqual(['api_key.revoked', 'api_key.created']);
+  });
+
+  it('a key revoked elsewhere (another web process) is refused within KEY_CACHE_MS', async () => {
+    const t = await makeTenant(h);
+    const created = await createApiKey(h.deps, t.actor, { name: 'worker', scopes: ['jobs:read'] });
+    expect((await call(h, 'GET', '/api/v1/jobs', { key: created.key })).status).toBe(200);
+    // Revoked by another process: this one learns of it when its cached lookup runs out.
+    await h.db.pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.apiKey.id]);
+    h.clock.advance(KEY_CACHE_MS);
+    expect((await call(h, 'GET', '/api/v1/jobs', { key: created.key })).status).toBe(401);
   });
 
   it('records last use at most once a minute', async () => {

@@ -11,7 +11,7 @@ import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
 import { checkApiKeyQuota, prismaQueryable } from './limits';
-import { type BucketLimits, takeToken, type RateLimitDecision } from './rate-limit';
+import { type BucketLimits, type RateLimitDecision, takeToken } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200).superRefine(storableText),
@@ -96,7 +96,7 @@ export async function listApiKeys(deps: ServiceDeps, actor: Actor): Promise<ApiK
 /** Idempotent: revoking a revoked key answers it unchanged. */
 export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: string): Promise<ApiKeyView> {
   authorize(actor, 'admin');
-  return deps.prisma.$transaction(async (tx) => {
+  const view = await deps.prisma.$transaction(async (tx) => {
     const key = await tx.apiKey.findFirst({ where: { id: keyId, tenantId: actor.tenantId } });
     if (!key) throw AppError.notFound('API key');
     if (key.revokedAt) return toView(key);
@@ -104,6 +104,9 @@ export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: strin
     await audit(tx, actor, 'api_key.revoked', 'api_key', key.id, { name: key.name });
     return toView(revoked);
   });
+  // This process refuses the key at once; other processes within KEY_CACHE_MS.
+  forgetCachedKey(deps, keyId);
+  return view;
 }
 
 export interface Authenticated {
@@ -116,6 +119,98 @@ export interface Authenticated {
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
+ * How long a process keeps a key it has looked up (docs/security.md "API keys"): every request
+ * used to read the key and its tenant's limits from the database. A revoked key is refused at
+ * once by the process that revoked it and within this long by every other; so is a key of a
+ * tenant whose rate limit changed, with the new limit. Expiry is checked on every request.
+ */
+export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  rate_limit_per_second: number;
+  rate_limit_burst: number;
+}
+
+interface KeyCacheEntry {
+  /** when the lookup started (the process's clock) */
+  at: number;
+  pending: Promise<KeyRow | null>;
+  /** the key, once looked up (a usable one) */
+  row?: KeyRow;
+}
+
+/**
+ * Per database (a pool): the keys looked up lately, by the hex of their hash; unknown and
+ * revoked keys are not kept past the lookup that found them so. On globalThis, so that every
+ * copy of this module in a process (a bundler may make one per route) sees one cache, and a
+ * revocation clears it for all.
+ */
+type KeyCache = Map<string, KeyCacheEntry>;
+const CACHES = Symbol.for('belfry.apiKeyCaches');
+const cacheHolder = globalThis as typeof globalThis & { [CACHES]?: WeakMap<object, KeyCache> };
+cacheHolder[CACHES] ??= new WeakMap();
+const keyCaches: WeakMap<object, KeyCache> = cacheHolder[CACHES];
+
+function keyCache(deps: ServiceDeps): KeyCache {
+  let cache = keyCaches.get(deps.pool);
+  if (!cache) {
+    cache = new Map();
+    keyCaches.set(deps.pool, cache);
+  }
+  return cache;
+}
+
+function forgetCachedKey(deps: ServiceDeps, keyId: string): void {
+  const cache = keyCache(deps);
+  // Lookups still running may be of this key: they go too.
+  for (const [hash, entry] of cache) if (!entry.row || entry.row.id === keyId) cache.delete(hash);
+}
+
+async function lookUpKey(deps: ServiceDeps, token: string, now: number): Promise<KeyRow | null> {
+  const hash = hashApiKey(token);
+  const cache = keyCache(deps);
+  const id = hash.toString('hex');
+  const cached = cache.get(id);
+  if (cached && now - cached.at < KEY_CACHE_MS && now >= cached.at) return cached.row ?? cached.pending;
+  // One lookup per key at a time: the requests that arrive while it runs wait for it.
+  const entry: KeyCacheEntry = {
+    at: now,
+    pending: deps.pool
+      .query<KeyRow>(
+        `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+                t.rate_limit_per_second, t.rate_limit_burst
+           FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+          WHERE k.key_hash = $1`,
+        [hash],
+      )
+      .then(({ rows }) => {
+        const row = rows[0] ?? null;
+        if (row && !row.revoked_at) entry.row = row;
+        else if (cache.get(id) === entry) cache.delete(id);
+        return row;
+      })
+      .catch((err: unknown) => {
+        if (cache.get(id) === entry) cache.delete(id);
+        throw err;
+      }),
+  };
+  cache.delete(id);
+  if (cache.size >= KEY_CACHE_MAX) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(id, entry);
+  return entry.pending;
+}
+
+/**
  * Resolves a bearer token to its key's actor and takes one token from the key's rate-limit
  * bucket. Every way a key can be unusable answers the same 401, so callers learn nothing
  * about which keys exist. A rate-limited request throws 429 with Retry-After.
@@ -123,24 +218,8 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export async function authenticateApiKey(deps: ServiceDeps, token: string): Promise<Authenticated> {
   const denied = () => new AppError('unauthenticated', 'a valid API key is required (Authorization: Bearer bfy_...)');
   if (!isWellFormedApiKey(token)) throw denied();
-  const { rows } = await deps.pool.query<{
-    id: string;
-    tenant_id: string;
-    scopes: string[];
-    expires_at: Date | null;
-    revoked_at: Date | null;
-    last_used_at: Date | null;
-    rate_limit_per_second: number;
-    rate_limit_burst: number;
-  }>(
-    `SELECT k.id, k.tenant_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
-            t.rate_limit_per_second, t.rate_limit_burst
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-      WHERE k.key_hash = $1`,
-    [hashApiKey(token)],
-  );
-  const key = rows[0];
   const now = deps.clock.now();
+  const key = await lookUpKey(deps, token, now.getTime());
   if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw denied();
 
   const bucket = {
@@ -155,6 +234,8 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
   }
   // At most one write per key per minute, however busy the key is.
   if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) {
+    // Noted first, so the requests that share this cached key do not all write it.
+    key.last_used_at = now;
     await deps.pool.query(
       `UPDATE api_keys SET last_used_at = $2
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::timestamptz - interval '1 minute')`,

@@ -1,26 +1,31 @@
 // Pull-queue leases (docs/api.md "Pull queues"): a worker that claimed a run keeps its lease
-// alive and reports how the attempt ended. Completion is the same fenced statement engine
-// workers use, with the same retry decision (decideRetry); a lease that expires is reaped by the
-// engine's reaper like any other (a failed attempt).
+// alive and reports how the attempt ended. Completion is fenced like an engine worker's (same
+// attempt, same worker, still running), with the same retry decision (decideRetry) and the same
+// follow-ups (a finished one-off completes, alert outcomes); a lease that expires is reaped by
+// the engine's reaper like any other (a failed attempt).
 import { decideRetry } from '@belfry/core';
 import {
   closeCancelledAttempt,
-  completeAttempts,
+  completeFinishedJobs,
   enqueueRuns,
   extendPullLease,
+  type FinishedPullRunRow,
+  finishPullAttempt,
   lockHeldPullRun,
   pgExecutor,
   type PullLease,
+  type PullOutcome,
+  recordAlertOutcomes,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
 import type { CompleteBody, HeartbeatBody } from '../schemas/pull';
-import type { RunView } from '../schemas/resources';
+import type { AttemptView, RunView } from '../schemas/resources';
 import { readLeaseToken } from '../security/lease-tokens';
 import { authorize } from '../security/scopes';
 import { withTransaction } from '../sql/tx';
-import { runKey, selectRun, withAttempts } from './run-rows';
+import { runKey, selectRun, toRunView } from './run-rows';
 
 const DEFAULT_LEASE_SECONDS = 60;
 
@@ -64,6 +69,11 @@ export async function heartbeatPullRun(
  * Records how the attempt ended, fenced by the lease: succeeded; or failed — retried per the
  * job's `retry` (a `retryAfterSeconds` is honoured, capped at maxDelaySeconds) or dead when
  * attempts are used up or the worker says it is not retryable. Answers the run.
+ *
+ * Round trips: a success is one statement (finishPullAttempt: the fenced update, the attempt
+ * row, and the run with its attempts for the answer) plus what every finished run costs — a
+ * one-off's completion and the alert outcome — in one transaction. A failure first locks the
+ * run to read the job's retry settings for the decision.
  */
 export async function completePullRun(
   deps: ServiceDeps,
@@ -73,23 +83,16 @@ export async function completePullRun(
 ): Promise<RunView> {
   authorize(actor, 'queues:consume');
   const lease = await leaseFor(deps, actor, runId, body.leaseToken);
-  const recorded = await withTransaction(deps.pool, async (client) => {
-    const held = await lockHeldPullRun(client, lease);
-    if (!held) return false;
-    const now = held.db_now;
-    const base = {
-      runId: lease.runId,
-      scheduledTime: lease.scheduledTime,
-      attempt: lease.attempt,
-      httpStatus: null,
-      durationMs: Math.max(0, now.getTime() - held.attempt_started_at.getTime()),
-      responseSnippet: body.output ?? null,
-      requestHeaders: null,
-    };
-    let outcome: Parameters<typeof completeAttempts>[2][number];
+  const output = body.output ?? null;
+  const rows = await withTransaction(deps.pool, async (client) => {
+    let outcome: PullOutcome;
+    /** where a failed run waits for its next attempt (its job's target now) */
+    let retryTarget: { type: string; queue: string | null } | null = null;
     if (body.status === 'succeeded') {
-      outcome = { ...base, runStatus: 'succeeded', attemptStatus: 'succeeded', nextAttemptAt: null, error: null };
+      outcome = { runStatus: 'succeeded', nextAttemptAt: null, error: null, output };
     } else {
+      const held = await lockHeldPullRun(client, lease);
+      if (!held) return null;
       const decision = decideRetry(
         {
           maxAttempts: held.retry_max_attempts,
@@ -101,32 +104,58 @@ export async function completePullRun(
           retryable: body.retryable,
           retryAfterMs: body.retryAfterSeconds === undefined ? null : body.retryAfterSeconds * 1000,
         },
-        now,
+        held.db_now,
         Math.random,
       );
       const error = body.error ?? 'the worker reported failure';
       outcome =
         'retryAt' in decision
-          ? { ...base, runStatus: 'failed', attemptStatus: 'failed', nextAttemptAt: decision.retryAt, error }
-          : { ...base, runStatus: 'dead', attemptStatus: 'failed', nextAttemptAt: null, error };
+          ? { runStatus: 'failed', nextAttemptAt: decision.retryAt, error, output }
+          : { runStatus: 'dead', nextAttemptAt: null, error, output };
+      retryTarget = { type: held.target_type, queue: held.target_queue };
     }
-    const done = await completeAttempts(client, lease.worker, [outcome]);
-    if (!done.length) return false;
-    if (outcome.runStatus === 'failed' && outcome.nextAttemptAt) {
+    const finished = await finishPullAttempt(client, lease, outcome);
+    const run = finished[0];
+    if (!run) return null;
+    // What every finished run does, as completeAttempts does it for engine workers.
+    if (outcome.runStatus !== 'failed') await completeFinishedJobs(client, [run.job_id]);
+    await recordAlertOutcomes(client, [
+      { runId: run.id, tenantId: run.tenant_id, jobId: run.job_id, status: outcome.runStatus },
+    ]);
+    if (outcome.runStatus === 'failed' && outcome.nextAttemptAt && retryTarget) {
       await enqueueRuns(deps.queue, pgExecutor(client), [
         {
           runId: lease.runId,
-          route: routeOf({ type: held.target_type, queue: held.target_queue }, actor.tenantId, done[0]!.priority),
+          route: routeOf(retryTarget, actor.tenantId, run.priority),
           scheduledTime: lease.scheduledTime,
           startAfter: outcome.nextAttemptAt,
         },
       ]);
     }
-    return true;
+    return finished;
   });
-  if (!recorded) return notHeld(deps, actor, lease);
-  const row = await selectRun(deps.pool, actor.tenantId, runId);
-  if (!row) throw AppError.notFound('Run');
-  const [view] = await withAttempts(deps.pool, actor.tenantId, [row]);
-  return view as RunView;
+  if (!rows) return notHeld(deps, actor, lease);
+  return finishedRunView(rows);
+}
+
+/** The Run the completion answers, from finishPullAttempt's rows (one per attempt). */
+function finishedRunView(rows: FinishedPullRunRow[]): RunView {
+  const run = rows[0] as FinishedPullRunRow;
+  const attempts: AttemptView[] = [];
+  for (const a of rows) {
+    if (a.a_attempt === null || a.a_status === null || a.a_started_at === null) continue;
+    attempts.push({
+      attempt: a.a_attempt,
+      workerId: a.a_worker_id,
+      startedAt: a.a_started_at.toISOString(),
+      finishedAt: a.a_finished_at?.toISOString() ?? null,
+      status: a.a_status,
+      httpStatus: a.a_http_status,
+      durationMs: a.a_duration_ms,
+      error: a.a_error,
+      responseSnippet: a.a_response_snippet,
+      exitCode: a.a_exit_code,
+    });
+  }
+  return toRunView({ ...run, sort_ts: '' }, attempts);
 }

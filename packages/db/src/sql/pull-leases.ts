@@ -2,6 +2,7 @@
 // worker) while the run is running and the lease has not expired; anything else — a later
 // claim, a cancel, the reaper — means the holder lost it. Completion itself goes through
 // completeAttempts (complete-runs.ts), the same fenced statement engine workers use.
+import type { Priority } from '@belfry/core';
 import type { Queryable } from './types';
 
 export interface PullLease {
@@ -72,4 +73,112 @@ export async function closeCancelledAttempt(db: Queryable, lease: PullLease): Pr
         AND r.id = a.run_id AND r.scheduled_time = a.scheduled_time AND r.status = 'cancelled'`,
     [lease.runId, lease.scheduledTime, lease.tenantId, lease.attempt, lease.worker],
   );
+}
+
+/** How a held attempt ended, as the worker reported it (the retry decision already taken). */
+export interface PullOutcome {
+  runStatus: 'succeeded' | 'failed' | 'dead';
+  /** when a failed run is tried again (runStatus failed) */
+  nextAttemptAt: Date | null;
+  error: string | null;
+  /** the worker's output, kept as the attempt's responseSnippet */
+  output: string | null;
+}
+
+/**
+ * One row per attempt of the finished run (in attempt order), each with the run's columns; a
+ * run without attempt rows comes back as one row whose a_* columns are null.
+ */
+export interface FinishedPullRunRow {
+  id: string;
+  tenant_id: string;
+  job_id: string;
+  scheduled_time: Date;
+  due_at: Date;
+  status: 'succeeded' | 'failed' | 'dead';
+  skip_reason: null;
+  attempt: number;
+  trigger: 'schedule' | 'manual' | 'replay';
+  replay_of: string | null;
+  priority: Priority;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  a_attempt: number | null;
+  a_worker_id: string | null;
+  a_status: 'running' | 'succeeded' | 'failed' | 'cancelled' | null;
+  a_started_at: Date | null;
+  a_finished_at: Date | null;
+  a_http_status: number | null;
+  a_duration_ms: number | null;
+  a_error: string | null;
+  a_response_snippet: string | null;
+  a_exit_code: number | null;
+}
+
+/**
+ * Records the outcome of a held lease in one statement: the run takes its new status (fenced:
+ * same attempt, same worker, running, lease not expired), its attempt row closes (duration from
+ * the attempt's start, by the database's clock), and the answer is the run with all its attempts
+ * — what the completion answers, without reading the run again. No rows: the lease is no longer
+ * held. The caller then completes finished one-offs and records alert outcomes (completeAttempts
+ * does the same for engine workers).
+ */
+export async function finishPullAttempt(
+  tx: Queryable,
+  lease: PullLease,
+  outcome: PullOutcome,
+): Promise<FinishedPullRunRow[]> {
+  // A first attempt has no earlier ones to read back: a smaller statement to plan.
+  const earlier =
+    lease.attempt > 1
+      ? `UNION ALL
+       SELECT p.attempt, p.worker_id, p.status, p.started_at, p.finished_at, p.http_status, p.duration_ms,
+              p.error, p.response_snippet, p.exit_code
+         FROM run_attempts p, done d
+        WHERE p.run_id = $1 AND p.scheduled_time = $2 AND p.tenant_id = $3 AND p.attempt < d.attempt`
+      : '';
+  const { rows } = await tx.query<FinishedPullRunRow>(
+    `WITH done AS (
+       UPDATE runs r
+          SET status = $6,
+              finished_at = CASE WHEN $6 IN ('succeeded', 'dead') THEN now() END,
+              next_attempt_at = $7, lease_expires_at = NULL, last_error = $8
+        WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
+          AND r.status = 'running' AND r.lease_expires_at > now()
+       RETURNING r.id, r.tenant_id, r.job_id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at,
+                 r.status, r.skip_reason, r.attempt, r.trigger, r.replay_of, r.priority, r.created_at,
+                 r.started_at, r.finished_at
+     ), closed AS (
+       UPDATE run_attempts a
+          SET status = CASE WHEN $6 = 'succeeded' THEN 'succeeded' ELSE 'failed' END, finished_at = now(),
+              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - a.started_at) * 1000))::int,
+              error = $8, response_snippet = $9
+         FROM done d
+        WHERE a.run_id = $1 AND a.scheduled_time = $2 AND a.attempt = $4 AND d.id = a.run_id
+       RETURNING a.attempt, a.worker_id, a.status, a.started_at, a.finished_at, a.http_status, a.duration_ms,
+                 a.error, a.response_snippet, a.exit_code
+     ), attempts AS (
+       SELECT * FROM closed
+       ${earlier}
+     )
+     SELECT d.*,
+            x.attempt AS a_attempt, x.worker_id AS a_worker_id, x.status AS a_status, x.started_at AS a_started_at,
+            x.finished_at AS a_finished_at, x.http_status AS a_http_status, x.duration_ms AS a_duration_ms,
+            x.error AS a_error, x.response_snippet AS a_response_snippet, x.exit_code AS a_exit_code
+       FROM done d LEFT JOIN attempts x ON true
+      ORDER BY x.attempt`,
+    [
+      lease.runId,
+      lease.scheduledTime,
+      lease.tenantId,
+      lease.attempt,
+      lease.worker,
+      outcome.runStatus,
+      outcome.nextAttemptAt,
+      outcome.error,
+      outcome.output,
+    ],
+  );
+  return rows;
 }
