@@ -8,9 +8,10 @@
 // The runs are matched by (id, scheduled_time) pairs; `scheduled_time = ANY(times)` prunes
 // partitions, and `id = ANY(ids)` — redundant for the result — lets the planner see that few
 // rows match: in a herd every run has the same scheduled time, and without it the planner
-// judged the time filter unselective and scanned the whole partition on every claim.
+// judged the time filter unselective and scanned the whole partition on every claim. The
+// times array holds each time once (distinctTimes, types.ts).
 import type { Priority, RunTrigger } from '@belfry/core';
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 export interface ClaimedPullRun {
   id: string;
@@ -48,7 +49,7 @@ export async function claimPullRuns(
            started_at = COALESCE(r.started_at, now())
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time), jobs j
        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time
-         AND r.id = ANY($3::text[]) AND r.scheduled_time = ANY($4::timestamptz[])
+         AND r.id = ANY($3::text[]) AND r.scheduled_time = ANY($5::timestamptz[])
          AND j.id = r.job_id
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.status, r.skip_reason, r.attempt, r.trigger,
@@ -60,7 +61,7 @@ export async function claimPullRuns(
        FROM claimed c
      )
      SELECT * FROM claimed ORDER BY scheduled_time, id`,
-    [worker, leaseMs, ids, times],
+    [worker, leaseMs, ids, times, distinctTimes(times)],
   );
   return rows;
 }
@@ -83,8 +84,8 @@ export async function selectRunRoutes(tx: Queryable, ids: string[], times: Date[
        FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
        JOIN jobs j ON j.id = r.job_id
-      WHERE r.id = ANY($1::text[]) AND r.scheduled_time = ANY($2::timestamptz[])`,
-    [ids, times],
+      WHERE r.id = ANY($1::text[]) AND r.scheduled_time = ANY($3::timestamptz[])`,
+    [ids, times, distinctTimes(times)],
   );
   return rows;
 }
