@@ -14,7 +14,15 @@ CREATE TYPE job_misfire_policy AS ENUM ('run_once', 'catch_up', 'skip');
 CREATE TYPE job_overlap_policy AS ENUM ('allow', 'skip');
 CREATE TYPE job_status AS ENUM ('active', 'paused', 'completed');
 
--- The enum types replace the CHECKs on the values; the schedule's CHECK is recreated over them.
+-- Waits at most 10 s for the table's lock (a process of the old version still running, an idle
+-- transaction): the migration then fails and rolls back cleanly instead of queueing every reader
+-- of jobs behind its exclusive lock.
+SET LOCAL lock_timeout = '10s';
+
+-- One statement, one rewrite of the table and its indexes (under an exclusive lock: on a large
+-- table, plan the upgrade's downtime accordingly; the rewritten table holds no dead rows). The
+-- enum types replace the CHECKs on the values; the schedule's CHECK is recreated over them and
+-- verified during the same rewrite.
 ALTER TABLE jobs
   DROP CONSTRAINT jobs_check,
   DROP CONSTRAINT jobs_schedule_type_check,
@@ -25,18 +33,12 @@ ALTER TABLE jobs
   ALTER COLUMN priority DROP DEFAULT,
   ALTER COLUMN misfire_policy DROP DEFAULT,
   ALTER COLUMN overlap_policy DROP DEFAULT,
-  ALTER COLUMN status DROP DEFAULT;
-
--- One statement, one rewrite of the table and its indexes (under an exclusive lock: on a large
--- table, plan the upgrade's downtime accordingly; the rewritten table holds no dead rows).
-ALTER TABLE jobs
+  ALTER COLUMN status DROP DEFAULT,
   ALTER COLUMN schedule_type TYPE job_schedule_type USING schedule_type::job_schedule_type,
   ALTER COLUMN priority TYPE job_priority USING priority::job_priority,
   ALTER COLUMN misfire_policy TYPE job_misfire_policy USING misfire_policy::job_misfire_policy,
   ALTER COLUMN overlap_policy TYPE job_overlap_policy USING overlap_policy::job_overlap_policy,
-  ALTER COLUMN status TYPE job_status USING status::job_status;
-
-ALTER TABLE jobs
+  ALTER COLUMN status TYPE job_status USING status::job_status,
   ALTER COLUMN priority SET DEFAULT 'normal',
   ALTER COLUMN misfire_policy SET DEFAULT 'run_once',
   ALTER COLUMN overlap_policy SET DEFAULT 'allow',
@@ -46,3 +48,8 @@ ALTER TABLE jobs
     OR (schedule_type = 'cron' AND cron_expression IS NOT NULL)
     OR (schedule_type = 'interval' AND every_seconds IS NOT NULL)
   );
+
+-- A column's type change drops its statistics, and a rewrite does not count as changed rows
+-- for autovacuum: without this the planner would guess at `status = 'active'` until a tenth of
+-- the jobs changed.
+ANALYZE jobs;

@@ -5,7 +5,7 @@
 -- anew on every call cost more than running it — on every finished run. Generic plans are
 -- forced: left to choose, PostgreSQL keeps planning each call (a one-element array looks
 -- cheaper to it than the generic plan's guess), which is the cost this function is for.
-CREATE FUNCTION belfry_complete_finished_jobs(job_ids text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION belfry_complete_finished_jobs(job_ids text[]) RETURNS SETOF text
 LANGUAGE plpgsql VOLATILE
 SET plan_cache_mode = force_generic_plan
 AS $$

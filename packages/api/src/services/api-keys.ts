@@ -119,7 +119,7 @@ export interface Authenticated {
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
- * How long a process keeps a key it has looked up (docs/security.md "API keys"): every request
+ * How long a process keeps a key it has looked up (docs/security.md, "API keys"): every request
  * used to read the key and its tenant's limits from the database. A revoked key is refused at
  * once by the process that revoked it and within this long by every other; so is a key of a
  * tenant whose rate limit changed, with the new limit. Expiry is checked on every request.
