@@ -119,9 +119,17 @@ export class LeaseKeeper extends EventEmitter<{
     const held = this.partitions();
     const sentAt = performance.now();
     const { rows } = await this.pool.query<{ partition: number }>(
-      `UPDATE partition_leases pl SET expires_at = now() + make_interval(secs => $4::float8 / 1000)
-       FROM unnest($1::int[], $2::bigint[]) AS o(partition, epoch)
-       WHERE pl.partition = o.partition AND pl.epoch = o.epoch AND pl.owner = $3 AND pl.expires_at > now()
+      // Rows locked in partition order, as the scheduler's fencing lock takes them
+      // (lockPartitionLeases): two statements locking the same rows in different orders deadlock.
+      `WITH mine AS (
+         SELECT pl.partition FROM partition_leases pl
+         JOIN unnest($1::int[], $2::bigint[]) AS o(partition, epoch) ON pl.partition = o.partition AND pl.epoch = o.epoch
+         WHERE pl.owner = $3 AND pl.expires_at > now()
+         ORDER BY pl.partition
+         FOR NO KEY UPDATE OF pl
+       )
+       UPDATE partition_leases pl SET expires_at = now() + make_interval(secs => $4::float8 / 1000)
+       FROM mine WHERE pl.partition = mine.partition AND pl.owner = $3 AND pl.expires_at > now()
        RETURNING pl.partition`,
       [held.map((h) => h.partition), held.map((h) => h.epoch), this.config.nodeId, this.config.leaseMs],
     );
@@ -185,9 +193,15 @@ export class LeaseKeeper extends EventEmitter<{
   private async release(partitions: OwnedPartition[]): Promise<void> {
     if (!partitions.length) return;
     await this.pool.query(
-      `UPDATE partition_leases pl SET owner = NULL, expires_at = NULL
-       FROM unnest($1::int[], $2::bigint[]) AS o(partition, epoch)
-       WHERE pl.partition = o.partition AND pl.epoch = o.epoch AND pl.owner = $3`,
+      `WITH mine AS (
+         SELECT pl.partition FROM partition_leases pl
+         JOIN unnest($1::int[], $2::bigint[]) AS o(partition, epoch) ON pl.partition = o.partition AND pl.epoch = o.epoch
+         WHERE pl.owner = $3
+         ORDER BY pl.partition
+         FOR NO KEY UPDATE OF pl
+       )
+       UPDATE partition_leases pl SET owner = NULL, expires_at = NULL
+       FROM mine WHERE pl.partition = mine.partition AND pl.owner = $3`,
       [partitions.map((p) => p.partition), partitions.map((p) => p.epoch), this.config.nodeId],
     );
     for (const p of partitions) this.drop(p.partition);
