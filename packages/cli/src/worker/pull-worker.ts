@@ -147,7 +147,6 @@ export class PullWorker {
     const { options } = this;
     const { run } = item;
     const payload = JSON.stringify(item.payload ?? null);
-    options.log(`started ${run.id} (job ${run.jobId}, attempt ${run.attempt})`);
     const tail = new OutputTail();
     let lost = false;
     const child = spawn(options.command, options.args, {
@@ -164,6 +163,9 @@ export class PullWorker {
       detached: true,
     });
     this.children.add(child);
+    // Logged once the command runs in a session of its own (spawn returns after it): a Ctrl-C
+    // sent on seeing this line cannot reach it between fork and setsid, where it would kill it.
+    options.log(`started ${run.id} (job ${run.jobId}, attempt ${run.attempt})`);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
       child.on('error', (error) => resolve({ code: null, signal: null, error }));
       child.on('close', (code, signal) => resolve({ code, signal }));
