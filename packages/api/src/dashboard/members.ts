@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
+import { forgetCachedKeys } from '../services/api-keys';
 import { auditSql } from '../services/audit';
 import { type Queryable, withTransaction } from '../sql/tx';
 import { ROLES, type Role, requireRole } from './roles';
@@ -105,7 +106,7 @@ export async function removeMember(
 ): Promise<{ revokedApiKeys: number }> {
   const self = userId === actor.id;
   if (!self) requireRole(actor.role, 'admin', 'removing members');
-  return withTransaction(deps.pool, async (db) => {
+  const revokedKeyIds = await withTransaction(deps.pool, async (db) => {
     const members = await lockMembers(db, actor.tenantId);
     const current = members.get(userId);
     if (!current) throw AppError.notFound('Member');
@@ -121,11 +122,13 @@ export async function removeMember(
         RETURNING id`,
       [actor.tenantId, userId],
     );
-    const revokedKeyIds = revoked.rows.map((r) => r.id);
+    const ids = revoked.rows.map((r) => r.id);
     await auditSql(db, actor, self ? 'member.left' : 'member.removed', 'user', userId, {
       role: current,
-      revokedApiKeys: revokedKeyIds,
+      revokedApiKeys: ids,
     });
-    return { revokedApiKeys: revokedKeyIds.length };
+    return ids;
   });
+  forgetCachedKeys(deps, revokedKeyIds);
+  return { revokedApiKeys: revokedKeyIds.length };
 }

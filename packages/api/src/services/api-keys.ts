@@ -105,7 +105,7 @@ export async function revokeApiKey(deps: ServiceDeps, actor: Actor, keyId: strin
     return toView(revoked);
   });
   // This process refuses the key at once; other processes within KEY_CACHE_MS.
-  forgetCachedKey(deps, keyId);
+  forgetCachedKeys(deps, [keyId]);
   return view;
 }
 
@@ -167,10 +167,13 @@ function keyCache(deps: ServiceDeps): KeyCache {
   return cache;
 }
 
-function forgetCachedKey(deps: ServiceDeps, keyId: string): void {
+/** After a revocation commits: this process refuses the keys at once (others within KEY_CACHE_MS). */
+export function forgetCachedKeys(deps: ServiceDeps, keyIds: readonly string[]): void {
+  if (!keyIds.length) return;
+  const ids = new Set(keyIds);
   const cache = keyCache(deps);
-  // Lookups still running may be of this key: they go too.
-  for (const [hash, entry] of cache) if (!entry.row || entry.row.id === keyId) cache.delete(hash);
+  // Lookups still running may be of these keys: they go too.
+  for (const [hash, entry] of cache) if (!entry.row || ids.has(entry.row.id)) cache.delete(hash);
 }
 
 async function lookUpKey(deps: ServiceDeps, token: string, now: number): Promise<KeyRow | null> {
