@@ -34,9 +34,12 @@ const outDir = join(root, 'bench/results');
 mkdirSync(outDir, { recursive: true });
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
+/** What Belfry's scenarios measured so far: written to partial.json when a later one fails. */
+const measured: Record<string, unknown> = {};
+
 async function main() {
   const started = new Date();
-  const belfry = await runBelfryScenarios(args, outDir, log);
+  const belfry = await runBelfryScenarios(args, outDir, log, measured);
   const { herd, steady, results } = belfry;
 
   let peers: PeerResult[] = [];
@@ -107,6 +110,11 @@ main().then(
   () => process.exit(0),
   async (err) => {
     process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    if (Object.keys(measured).length) {
+      const partial = { failedAt: new Date().toISOString(), error: String(err), quick, results: measured };
+      writeFileSync(join(outDir, 'partial.json'), `${JSON.stringify(partial, null, 2)}\n`);
+      process.stderr.write('the scenarios that finished are in bench/results/partial.json\n');
+    }
     await runInterruptCleanUps();
     await releaseServer().catch(() => {});
     process.exit(1);

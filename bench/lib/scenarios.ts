@@ -26,8 +26,9 @@ export async function runBelfryScenarios(
   { quick, want, P, handlerKinds }: BenchArgs,
   outDir: string,
   log: (message: string) => void,
+  /** filled scenario by scenario, so a run that fails part-way keeps what it measured */
+  results: Record<string, unknown> = {},
 ): Promise<BelfryFigures> {
-  const results: Record<string, unknown> = {};
   let herd: HerdResult | undefined;
   let steady: SteadyResult | undefined;
   let overhead: OverheadResult | undefined;
