@@ -2,17 +2,24 @@
 // workload, a figure a busy machine distorts far less than wall-clock throughput.
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** utime + stime of a live process in ms (clock ticks of 10 ms); null if it is gone or unreadable. */
-export function processCpuMs(pid: number | undefined): number | null {
+/**
+ * The fields of /proc/<pid>/stat after "(comm)" — state first (the line's 3rd field), so the
+ * line's field n is index n − 3 — or null if the process is gone or unreadable.
+ */
+function statFields(pid: number | null | undefined): string[] | null {
   if (!pid) return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "(comm)": state is the 3rd field of the line, utime the 14th, stime the 15th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+/** utime + stime (the 14th and 15th fields) of a live process in ms (clock ticks of 10 ms); null if it is gone. */
+export function processCpuMs(pid: number | undefined): number | null {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : null;
 }
 
 /**
@@ -51,24 +58,14 @@ export function cpuMeter() {
  * children used over their lives, once reaped; null if it is gone or unreadable.
  */
 export function reapedChildrenCpuMs(pid: number | null | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return null;
-  }
+  const fields = statFields(pid);
+  return fields ? (Number(fields[13]) + Number(fields[14])) * 10 : null;
 }
 
 /** The parent pid of a live process (the 4th field of /proc/<pid>/stat); null if it is gone. */
 export function parentPid(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : null;
 }
 
 /** The live processes whose parent is `ppid`. */
