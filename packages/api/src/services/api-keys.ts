@@ -11,7 +11,7 @@ import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
 import { checkApiKeyQuota, prismaQueryable } from './limits';
-import { type BucketLimits, type RateLimitDecision, takeToken } from './rate-limit';
+import { type BucketLimits, type RateLimitDecision, takeRequestToken } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200).superRefine(storableText),
@@ -229,7 +229,7 @@ export async function authenticateApiKey(deps: ServiceDeps, token: string): Prom
     key: `key:${key.id}`,
     limits: { perSecond: key.rate_limit_per_second, burst: key.rate_limit_burst },
   };
-  const rateLimit = await takeToken(deps.pool, bucket.key, bucket.limits);
+  const rateLimit = await takeRequestToken(deps.pool, bucket.key, bucket.limits);
   if (!rateLimit.allowed) {
     throw new AppError('rate_limited', `rate limit of ${key.rate_limit_per_second} requests per second exceeded`, {
       retryAfterSeconds: rateLimit.retryAfterSeconds,

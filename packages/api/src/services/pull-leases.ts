@@ -25,6 +25,7 @@ import type { AttemptView, RunView } from '../schemas/resources';
 import { readLeaseToken } from '../security/lease-tokens';
 import { authorize } from '../security/scopes';
 import { withTransaction } from '../sql/tx';
+import { finishPullSuccess } from './pull-completions';
 import { runKey, selectRun, toRunView } from './run-rows';
 
 const DEFAULT_LEASE_SECONDS = 60;
@@ -70,10 +71,11 @@ export async function heartbeatPullRun(
  * job's `retry` (a `retryAfterSeconds` is honoured, capped at maxDelaySeconds) or dead when
  * attempts are used up or the worker says it is not retryable. Answers the run.
  *
- * Round trips: a success is one statement (finishPullAttempt: the fenced update, the attempt
- * row, and the run with its attempts for the answer) plus what every finished run costs — a
- * one-off's completion and the alert outcome — in one transaction. A failure first locks the
- * run to read the job's retry settings for the decision.
+ * A success joins the successes that arrive with it in one transaction (pull-completions.ts:
+ * the fenced update, the attempt row and the run with its attempts for the answer, then what
+ * every finished run costs — a one-off's completion and the alert outcome). A failure is a
+ * transaction of its own that first locks the run to read the job's retry settings for the
+ * decision.
  */
 export async function completePullRun(
   deps: ServiceDeps,
@@ -84,49 +86,47 @@ export async function completePullRun(
   authorize(actor, 'queues:consume');
   const lease = await leaseFor(deps, actor, runId, body.leaseToken);
   const output = body.output ?? null;
+  if (body.status === 'succeeded') {
+    const succeeded = await finishPullSuccess(deps.pool, { lease, output });
+    if (!succeeded) return notHeld(deps, actor, lease);
+    return finishedRunView(succeeded);
+  }
   const rows = await withTransaction(deps.pool, async (client) => {
-    let outcome: PullOutcome;
-    /** where a failed run waits for its next attempt (its job's target now) */
-    let retryTarget: { type: string; queue: string | null } | null = null;
-    if (body.status === 'succeeded') {
-      outcome = { runStatus: 'succeeded', nextAttemptAt: null, error: null, output };
-    } else {
-      const held = await lockHeldPullRun(client, lease);
-      if (!held) return null;
-      const decision = decideRetry(
-        {
-          maxAttempts: held.retry_max_attempts,
-          initialDelaySeconds: held.retry_initial_delay_seconds,
-          maxDelaySeconds: held.retry_max_delay_seconds,
-        },
-        lease.attempt,
-        {
-          retryable: body.retryable,
-          retryAfterMs: body.retryAfterSeconds === undefined ? null : body.retryAfterSeconds * 1000,
-        },
-        held.db_now,
-        Math.random,
-      );
-      const error = body.error ?? 'the worker reported failure';
-      outcome =
-        'retryAt' in decision
-          ? { runStatus: 'failed', nextAttemptAt: decision.retryAt, error, output }
-          : { runStatus: 'dead', nextAttemptAt: null, error, output };
-      retryTarget = { type: held.target_type, queue: held.target_queue };
-    }
+    const held = await lockHeldPullRun(client, lease);
+    if (!held) return null;
+    const decision = decideRetry(
+      {
+        maxAttempts: held.retry_max_attempts,
+        initialDelaySeconds: held.retry_initial_delay_seconds,
+        maxDelaySeconds: held.retry_max_delay_seconds,
+      },
+      lease.attempt,
+      {
+        retryable: body.retryable,
+        retryAfterMs: body.retryAfterSeconds === undefined ? null : body.retryAfterSeconds * 1000,
+      },
+      held.db_now,
+      Math.random,
+    );
+    const error = body.error ?? 'the worker reported failure';
+    const outcome: PullOutcome =
+      'retryAt' in decision
+        ? { runStatus: 'failed', nextAttemptAt: decision.retryAt, error, output }
+        : { runStatus: 'dead', nextAttemptAt: null, error, output };
     const finished = await finishPullAttempt(client, lease, outcome);
     const run = finished[0];
     if (!run) return null;
     // What every finished run does, as completeAttempts does it for engine workers.
-    if (outcome.runStatus !== 'failed') await completeFinishedJobs(client, [run.job_id]);
+    if (outcome.runStatus === 'dead') await completeFinishedJobs(client, [run.job_id]);
     await recordAlertOutcomes(client, [
       { runId: run.id, tenantId: run.tenant_id, jobId: run.job_id, status: outcome.runStatus },
     ]);
-    if (outcome.runStatus === 'failed' && outcome.nextAttemptAt && retryTarget) {
+    if (outcome.runStatus === 'failed' && outcome.nextAttemptAt) {
+      // It waits for its next attempt where its job's target is now.
       await enqueueRuns(deps.queue, pgExecutor(client), [
         {
           runId: lease.runId,
-          route: routeOf(retryTarget, actor.tenantId, run.priority),
+          route: routeOf({ type: held.target_type, queue: held.target_queue }, actor.tenantId, run.priority),
           scheduledTime: lease.scheduledTime,
           startAfter: outcome.nextAttemptAt,
         },

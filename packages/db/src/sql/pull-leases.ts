@@ -1,9 +1,10 @@
 // Heartbeat and fenced completion of a pull-queue lease. A lease is held by (run, attempt,
 // worker) while the run is running and the lease has not expired; anything else — a later
-// claim, a cancel, the reaper — means the holder lost it. Completion itself goes through
-// completeAttempts (complete-runs.ts), the same fenced statement engine workers use.
+// claim, a cancel, the reaper — means the holder lost it. Completion is fenced on the same
+// columns as an engine worker's (completeAttempts in complete-runs.ts), plus the lease's expiry;
+// successes are recorded a batch at a time (finishPullSuccesses), everything else one by one.
 import type { Priority } from '@belfry/core';
-import type { Queryable } from './types';
+import { distinctTimes, type Queryable } from './types';
 
 export interface PullLease {
   runId: string;
@@ -181,4 +182,93 @@ export async function finishPullAttempt(
     ],
   );
   return rows;
+}
+
+/** A held lease whose attempt the worker reported succeeded, with its output. */
+export interface PullSuccess {
+  lease: PullLease;
+  output: string | null;
+}
+
+/** finishPullAttempt's rows, each naming its run (run_id = id) for a batch's answers. */
+export type FinishedPullRunRows = Map<string, FinishedPullRunRow[]>;
+
+/**
+ * finishPullAttempt for a batch of successes in one statement: each run whose lease is still
+ * held (same fence, per run) succeeds and its attempt closes; the answer is, per run that did,
+ * its rows with all its attempts (in attempt order). A run missing from the answer no longer
+ * held its lease. The caller completes finished one-offs and records the alert outcomes in the
+ * same transaction, as after finishPullAttempt. Run ids must be distinct.
+ *
+ * The REST completions that arrive together share this (services/pull-completions.ts): a
+ * success used to cost five round trips (BEGIN, the fenced update, the one-off check, the
+ * alert outcome, COMMIT); a batch of them costs the same five.
+ */
+export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[]): Promise<FinishedPullRunRows> {
+  const answer: FinishedPullRunRows = new Map();
+  if (!successes.length) return answer;
+  // First attempts have no earlier ones to read back: a smaller statement to plan.
+  const earlier = successes.some((s) => s.lease.attempt > 1)
+    ? `UNION ALL
+       SELECT p.run_id, p.attempt, p.worker_id, p.status, p.started_at, p.finished_at, p.http_status, p.duration_ms,
+              p.error, p.response_snippet, p.exit_code
+         FROM done d JOIN run_attempts p
+           ON p.run_id = d.id AND p.scheduled_time = d.scheduled_time AND p.tenant_id = d.tenant_id
+          AND p.attempt < d.attempt
+        WHERE d.attempt > 1 AND p.scheduled_time = ANY($7::timestamptz[])`
+    : '';
+  const { rows } = await tx.query<FinishedPullRunRow>(
+    `WITH l AS (
+       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::text[], $6::text[])
+         AS l(run_id, scheduled_time, tenant_id, attempt, worker, output)
+     ), done AS (
+       UPDATE runs r
+          SET status = 'succeeded', finished_at = now(), next_attempt_at = NULL, lease_expires_at = NULL,
+              last_error = NULL
+         FROM l
+        WHERE r.id = l.run_id AND r.scheduled_time = l.scheduled_time AND r.scheduled_time = ANY($7::timestamptz[])
+          AND r.tenant_id = l.tenant_id AND r.attempt = l.attempt AND r.worker_id = l.worker
+          -- IS NOT DISTINCT FROM: the fence of = 'running', without steering the planner to the
+          -- partial indexes on running runs (see complete-runs.ts).
+          AND r.status IS NOT DISTINCT FROM 'running' AND r.lease_expires_at > now()
+       RETURNING r.id, r.tenant_id, r.job_id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at,
+                 r.status, r.skip_reason, r.attempt, r.trigger, r.replay_of, r.priority, r.created_at,
+                 r.started_at, r.finished_at, l.output
+     ), closed AS (
+       UPDATE run_attempts a
+          SET status = 'succeeded', finished_at = now(),
+              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - a.started_at) * 1000))::int,
+              error = NULL, response_snippet = d.output
+         FROM done d
+        WHERE a.run_id = d.id AND a.scheduled_time = d.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
+          AND a.attempt = d.attempt
+       RETURNING a.run_id, a.attempt, a.worker_id, a.status, a.started_at, a.finished_at, a.http_status,
+                 a.duration_ms, a.error, a.response_snippet, a.exit_code
+     ), attempts AS (
+       SELECT * FROM closed
+       ${earlier}
+     )
+     SELECT d.id, d.tenant_id, d.job_id, d.scheduled_time, d.due_at, d.status, d.skip_reason, d.attempt, d.trigger,
+            d.replay_of, d.priority, d.created_at, d.started_at, d.finished_at,
+            x.attempt AS a_attempt, x.worker_id AS a_worker_id, x.status AS a_status, x.started_at AS a_started_at,
+            x.finished_at AS a_finished_at, x.http_status AS a_http_status, x.duration_ms AS a_duration_ms,
+            x.error AS a_error, x.response_snippet AS a_response_snippet, x.exit_code AS a_exit_code
+       FROM done d LEFT JOIN attempts x ON x.run_id = d.id
+      ORDER BY d.id, x.attempt`,
+    [
+      successes.map((s) => s.lease.runId),
+      successes.map((s) => s.lease.scheduledTime),
+      successes.map((s) => s.lease.tenantId),
+      successes.map((s) => s.lease.attempt),
+      successes.map((s) => s.lease.worker),
+      successes.map((s) => s.output),
+      distinctTimes(successes.map((s) => s.lease.scheduledTime)),
+    ],
+  );
+  for (const row of rows) {
+    const list = answer.get(row.id);
+    if (list) list.push(row);
+    else answer.set(row.id, [row]);
+  }
+  return answer;
 }

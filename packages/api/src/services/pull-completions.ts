@@ -1,0 +1,120 @@
+// Successful pull-run completions, recorded a batch at a time. Workers complete the runs of a
+// claim together (up to 100 requests at once per claim): each success, recorded alone, cost a
+// transaction of its own — BEGIN, the fenced update, the one-off check, the alert outcome,
+// COMMIT — and those round trips were most of the API's and the database's CPU per run. Here
+// the successes that arrive while the previous batch is being written wait for it and then go
+// together, in one transaction of the same statements. Each request still gets its own answer:
+// its run, or nothing (its lease was no longer held: the caller answers 409 as before).
+// Fencing is per run, inside the batch statement; a failing batch fails every request in it
+// (after withTransaction's retries of deadlocks), as a failing single transaction did.
+import { completeFinishedJobs, type FinishedPullRunRow, finishPullSuccesses, type PullSuccess } from '@belfry/db';
+import type pg from 'pg';
+import { recordAlertOutcomes } from '@belfry/db';
+import { withTransaction } from '../sql/tx';
+
+/** Successes per transaction: a claim's worth and then some; more wait for the next one. */
+const MAX_BATCH = 200;
+/** Batches written at once per pool, so one slow commit does not hold every worker up. */
+const MAX_IN_FLIGHT = 2;
+
+interface Waiter {
+  success: PullSuccess;
+  resolve(rows: FinishedPullRunRow[] | null): void;
+  reject(err: unknown): void;
+}
+
+interface Batcher {
+  waiting: Waiter[];
+  inFlight: number;
+  scheduled: boolean;
+}
+
+// Per database (a pool), on globalThis like the API-key cache: one batcher per process however
+// many copies of this module a bundler makes.
+const BATCHERS = Symbol.for('belfry.pullCompletionBatchers');
+const holder = globalThis as typeof globalThis & { [BATCHERS]?: WeakMap<pg.Pool, Batcher> };
+holder[BATCHERS] ??= new WeakMap();
+const batchers: WeakMap<pg.Pool, Batcher> = holder[BATCHERS];
+
+/**
+ * Records a held lease's attempt as succeeded, with the successes that arrive with it. Answers
+ * the run's rows (finishPullAttempt's shape), or null when the lease was no longer held.
+ */
+export function finishPullSuccess(pool: pg.Pool, success: PullSuccess): Promise<FinishedPullRunRow[] | null> {
+  let batcher = batchers.get(pool);
+  if (!batcher) {
+    batcher = { waiting: [], inFlight: 0, scheduled: false };
+    batchers.set(pool, batcher);
+  }
+  const b = batcher;
+  return new Promise((resolve, reject) => {
+    b.waiting.push({ success, resolve, reject });
+    schedule(pool, b);
+  });
+}
+
+function schedule(pool: pg.Pool, b: Batcher): void {
+  if (b.scheduled || b.inFlight >= MAX_IN_FLIGHT || !b.waiting.length) return;
+  b.scheduled = true;
+  // After the current I/O callbacks: the requests read in the same turn join this batch.
+  setImmediate(() => {
+    b.scheduled = false;
+    flush(pool, b);
+  });
+}
+
+function flush(pool: pg.Pool, b: Batcher): void {
+  if (b.inFlight >= MAX_IN_FLIGHT || !b.waiting.length) return;
+  // One request per run in a batch: a completion sent twice (a client's retry) must find the
+  // first one's outcome — 409 — not share its success. The second waits for the next batch.
+  const batch: Waiter[] = [];
+  const later: Waiter[] = [];
+  const runs = new Set<string>();
+  for (const w of b.waiting) {
+    if (batch.length < MAX_BATCH && !runs.has(w.success.lease.runId)) {
+      runs.add(w.success.lease.runId);
+      batch.push(w);
+    } else later.push(w);
+  }
+  b.waiting = later;
+  b.inFlight++;
+  write(pool, batch)
+    .then(
+      (answers) => {
+        for (const w of batch) w.resolve(answers.get(w.success.lease.runId) ?? null);
+      },
+      (err: unknown) => {
+        for (const w of batch) w.reject(err);
+      },
+    )
+    .finally(() => {
+      b.inFlight--;
+      schedule(pool, b);
+    });
+  schedule(pool, b);
+}
+
+/** The batch's transaction: what completePullRun does for one success, for all of them. */
+function write(pool: pg.Pool, batch: Waiter[]): Promise<Map<string, FinishedPullRunRow[]>> {
+  return withTransaction(pool, async (client) => {
+    const finished = await finishPullSuccesses(
+      client,
+      batch.map((w) => w.success),
+    );
+    const runs = [...finished.values()].map((rows) => rows[0] as FinishedPullRunRow);
+    // A one-off whose run just succeeded is now completed; a success resolves the job's incidents.
+    await completeFinishedJobs(
+      client,
+      runs.map((r) => r.job_id),
+    );
+    // In the order the requests arrived, as they would have been recorded one by one.
+    const order = new Map(batch.map((w, i) => [w.success.lease.runId, i]));
+    await recordAlertOutcomes(
+      client,
+      runs
+        .sort((x, y) => (order.get(x.id) ?? 0) - (order.get(y.id) ?? 0))
+        .map((r) => ({ runId: r.id, tenantId: r.tenant_id, jobId: r.job_id, status: 'succeeded' })),
+    );
+    return finished;
+  });
+}
