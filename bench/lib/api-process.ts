@@ -2,7 +2,7 @@
 // node:http server on 127.0.0.1, over DATABASE_URL, as a web node serves it minus Next's
 // routing. First line on stdout is {"port":N}. Exits on SIGTERM or when the bench goes away.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createRestHandler, type Logger, type ServiceDeps } from '@belfry/api';
+import { createRestHandler, type Logger, prepareLeaseTokens, type ServiceDeps } from '@belfry/api';
 import { Keyring } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, PullWakeups } from '@belfry/db';
 import { benchEnv } from './env';
@@ -25,6 +25,8 @@ const deps: ServiceDeps = {
   ),
   pullWakeups,
 };
+// As a web node that has served claims before: the measured window holds no one-time derivation.
+prepareLeaseTokens(deps.keyring);
 const handle = createRestHandler(async () => deps, { log: silent });
 
 async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {

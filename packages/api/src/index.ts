@@ -5,6 +5,7 @@ export * from './context';
 export * from './security/passwords';
 export * from './security/api-key-format';
 export * from './security/scopes';
+export { prepareLeaseTokens } from './security/lease-tokens';
 export * from './services/tenants';
 export * from './services/signing-secrets';
 export * from './services/audit';

@@ -20,6 +20,14 @@ function keysOf(keyring: Keyring): Buffer[] {
   return keys;
 }
 
+/**
+ * Derives the keyring's lease-token keys now rather than on the first claim, which otherwise
+ * pays for the derivation (scrypt, for a passphrase) while workers wait on it.
+ */
+export function prepareLeaseTokens(keyring: Keyring): void {
+  keysOf(keyring);
+}
+
 function mac(key: Buffer, body: string): Buffer {
   return createHmac('sha256', key).update(body).digest();
 }

@@ -15,7 +15,7 @@ import { withTransaction } from '../sql/tx';
 /** Successes per transaction: a claim's worth and then some; more wait for the next one. */
 const MAX_BATCH = 200;
 /** Batches written at once per pool, so one slow commit does not hold every worker up. */
-const MAX_IN_FLIGHT = 2;
+const MAX_IN_FLIGHT = 1;
 
 interface Waiter {
   success: PullSuccess;

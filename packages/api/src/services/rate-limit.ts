@@ -103,8 +103,13 @@ async function drain(pool: Queryable, bucket: string, q: BucketQueue, queues: Ma
     const batch = q.waiting;
     q.waiting = [];
     try {
-      const all = await takeToken(pool, bucket, q.limits, batch.length);
-      if (all.allowed || batch.length === 1) {
+      // More than a burst can never be taken at once (and the statement's first insert of a
+      // bucket assumes a cost within the burst): such a crowd takes its tokens one by one.
+      const all =
+        batch.length === 1 || batch.length <= q.limits.burst
+          ? await takeToken(pool, bucket, q.limits, batch.length)
+          : null;
+      if (all && (all.allowed || batch.length === 1)) {
         // As if one by one: the first saw the most tokens left.
         for (const [i, w] of batch.entries())
           w.resolve({ ...all, remaining: all.allowed ? all.remaining + batch.length - 1 - i : 0 });
