@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { type Dispatcher, Pool } from 'undici';
 
 /** keep-alive connections per worker: its runs' completions share them */
-const CONNECTIONS_PER_WORKER = 8;
+const CONNECTIONS_PER_WORKER = 32;
 
 export interface ClaimedRun {
   run: { id: string; jobId: string; scheduledTime: string; attempt: number };
