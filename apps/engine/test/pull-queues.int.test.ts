@@ -274,6 +274,51 @@ describe('pull queues over REST', () => {
     expect(done.body).toEqual((await call('GET', `/api/v1/runs/${run.id}`)).body);
   });
 
+  it('completes a claim’s runs sent together, each fenced and answered on its own', async () => {
+    // Successes that arrive together are written in one transaction (pull-completions.ts).
+    const jobs = await Promise.all(Array.from({ length: 6 }, () => pullJob('together')));
+    const runs = await Promise.all(jobs.map((j) => trigger(j.id)));
+    const claimed = (await claim('together', { max: 10, worker: 'w-t' })).body.data as Body[];
+    expect(claimed.map((c) => c.run.id).sort()).toEqual(runs.map((r) => r.id).sort());
+    const [first, second, ...rest] = claimed;
+    // The last run's job is in trouble: its success in the batch resolves the incident.
+    const troubled = rest[rest.length - 1];
+    await server.db.pool.query(
+      `INSERT INTO incidents (id, tenant_id, job_id, kind) VALUES ('inc_together', $1, $2, 'failing')`,
+      [tenantId, troubled.run.jobId],
+    );
+    const complete = (c: Body, token = c.leaseToken) =>
+      call('POST', `/api/v1/runs/${c.run.id}/complete`, { leaseToken: token, status: 'succeeded', output: c.run.id });
+    const answers = await Promise.all([
+      complete(first),
+      complete(first), // the same completion twice at once: one wins, the other finds it done
+      complete(second, claimed[2].leaseToken), // another run's token
+      ...rest.map((c) => complete(c)),
+    ]);
+    expect(
+      answers
+        .slice(0, 2)
+        .map((a) => a.status)
+        .sort(),
+    ).toEqual([200, 409]);
+    expect(answers[2].status).toBe(409);
+    for (const [i, c] of [first, ...rest].entries()) {
+      const answer = i === 0 ? (answers[0].status === 200 ? answers[0] : answers[1]) : answers[i + 2];
+      expect(answer?.status).toBe(200);
+      expect(answer?.body).toMatchObject({ id: c.run.id, status: 'succeeded' });
+      expect(answer?.body.attempts).toEqual([
+        expect.objectContaining({ attempt: 1, workerId: 'w-t', status: 'succeeded', responseSnippet: c.run.id }),
+      ]);
+      expect(answer?.body).toEqual((await call('GET', `/api/v1/runs/${c.run.id}`)).body);
+    }
+    const { rows } = await server.db.pool.query(
+      `SELECT resolved_run_id FROM incidents WHERE id = 'inc_together' AND resolved_at IS NOT NULL`,
+    );
+    expect(rows).toEqual([{ resolved_run_id: troubled.run.id }]);
+    // The run whose completion carried a foreign token is still held, and completes with its own.
+    expect((await complete(second)).status).toBe(200);
+  });
+
   it('wakes a long-polling claim when a run is queued', async () => {
     const job = await pullJob('wake');
     const waiting = claim('wake', { waitSeconds: 25 });
