@@ -6,7 +6,9 @@
 // together, in one transaction of the same statements. Each request still gets its own answer:
 // its run, or nothing (its lease was no longer held: the caller answers 409 as before).
 // Fencing is per run, inside the batch statement; a failing batch fails every request in it
-// (after withTransaction's retries of deadlocks), as a failing single transaction did.
+// (after withTransaction's retries of deadlocks), as a failing single transaction did. Batches
+// are per tenant: one tenant's batch waiting on a lock (a PATCH holding its job's row) never
+// holds up another tenant's completions.
 import { completeFinishedJobs, type FinishedPullRunRow, finishPullSuccesses, type PullSuccess } from '@belfry/db';
 import type pg from 'pg';
 import { recordAlertOutcomes } from '@belfry/db';
@@ -14,7 +16,10 @@ import { withTransaction } from '../sql/tx';
 
 /** Successes per transaction: a claim's worth and then some; more wait for the next one. */
 const MAX_BATCH = 200;
-/** Batches written at once per pool, so one slow commit does not hold every worker up. */
+/**
+ * Batches written at once per tenant. One: the completions that arrive meanwhile wait and go
+ * together next (batches of ~75 in the bench instead of ~14 with two).
+ */
 const MAX_IN_FLIGHT = 1;
 
 interface Waiter {
@@ -29,41 +34,55 @@ interface Batcher {
   scheduled: boolean;
 }
 
-// Per database (a pool), on globalThis like the API-key cache: one batcher per process however
-// many copies of this module a bundler makes.
+// Per database (a pool) and tenant, on globalThis like the API-key cache: one batcher per
+// tenant and process however many copies of this module a bundler makes. A tenant's batcher
+// goes when it is idle.
 const BATCHERS = Symbol.for('belfry.pullCompletionBatchers');
-const holder = globalThis as typeof globalThis & { [BATCHERS]?: WeakMap<pg.Pool, Batcher> };
+const holder = globalThis as typeof globalThis & { [BATCHERS]?: WeakMap<pg.Pool, Map<string, Batcher>> };
 holder[BATCHERS] ??= new WeakMap();
-const batchers: WeakMap<pg.Pool, Batcher> = holder[BATCHERS];
+const batchers: WeakMap<pg.Pool, Map<string, Batcher>> = holder[BATCHERS];
 
 /**
  * Records a held lease's attempt as succeeded, with the successes that arrive with it. Answers
  * the run's rows (finishPullAttempt's shape), or null when the lease was no longer held.
  */
 export function finishPullSuccess(pool: pg.Pool, success: PullSuccess): Promise<FinishedPullRunRow[] | null> {
-  let batcher = batchers.get(pool);
+  let byTenant = batchers.get(pool);
+  if (!byTenant) {
+    byTenant = new Map();
+    batchers.set(pool, byTenant);
+  }
+  const tenantId = success.lease.tenantId;
+  let batcher = byTenant.get(tenantId);
   if (!batcher) {
     batcher = { waiting: [], inFlight: 0, scheduled: false };
-    batchers.set(pool, batcher);
+    byTenant.set(tenantId, batcher);
   }
   const b = batcher;
+  const tenants = byTenant;
   return new Promise((resolve, reject) => {
     b.waiting.push({ success, resolve, reject });
-    schedule(pool, b);
+    schedule(pool, b, () => {
+      if (tenants.get(tenantId) === b) tenants.delete(tenantId);
+    });
   });
 }
 
-function schedule(pool: pg.Pool, b: Batcher): void {
+function schedule(pool: pg.Pool, b: Batcher, forget: () => void): void {
+  if (!b.waiting.length && !b.inFlight && !b.scheduled) {
+    forget();
+    return;
+  }
   if (b.scheduled || b.inFlight >= MAX_IN_FLIGHT || !b.waiting.length) return;
   b.scheduled = true;
   // After the current I/O callbacks: the requests read in the same turn join this batch.
   setImmediate(() => {
     b.scheduled = false;
-    flush(pool, b);
+    flush(pool, b, forget);
   });
 }
 
-function flush(pool: pg.Pool, b: Batcher): void {
+function flush(pool: pg.Pool, b: Batcher, forget: () => void): void {
   if (b.inFlight >= MAX_IN_FLIGHT || !b.waiting.length) return;
   // One request per run in a batch: a completion sent twice (a client's retry) must find the
   // first one's outcome — 409 — not share its success. The second waits for the next batch.
@@ -89,9 +108,9 @@ function flush(pool: pg.Pool, b: Batcher): void {
     )
     .finally(() => {
       b.inFlight--;
-      schedule(pool, b);
+      schedule(pool, b, forget);
     });
-  schedule(pool, b);
+  schedule(pool, b, forget);
 }
 
 /** The batch's transaction: what completePullRun does for one success, for all of them. */
