@@ -9,9 +9,14 @@
 // (after withTransaction's retries of deadlocks), as a failing single transaction did. Batches
 // are per tenant: one tenant's batch waiting on a lock (a PATCH holding its job's row) never
 // holds up another tenant's completions.
-import { completeFinishedJobs, type FinishedPullRunRow, finishPullSuccesses, type PullSuccess } from '@belfry/db';
+import {
+  completeFinishedJobs,
+  type FinishedPullRunRow,
+  finishPullSuccesses,
+  type PullSuccess,
+  recordAlertOutcomes,
+} from '@belfry/db';
 import type pg from 'pg';
-import { recordAlertOutcomes } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 
 /** Successes per transaction: a claim's worth and then some; more wait for the next one. */
