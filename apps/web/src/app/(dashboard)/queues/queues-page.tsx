@@ -7,15 +7,11 @@ import { Card, PageHeader } from '@/components/card';
 import { Empty, ErrorState } from '@/components/empty';
 import { Pager, useCursorPages } from '@/components/pager';
 import { Loading } from '@/components/spinner';
-import { Table, TBody, Td, Th } from '@/components/table';
+import { Table, TableHead, TBody, Td } from '@/components/table';
 import { errorMessage } from '../../_lib/errors';
-import { formatLocal, relative, useNow } from '../../_lib/time';
+import { useNow } from '../../_lib/time';
+import { When } from '../../_lib/when';
 import { useTRPC } from '../../_lib/trpc';
-
-function When({ at, now }: { at: string | null; now: number }) {
-  if (!at) return <span className="text-slate-400">never</span>;
-  return <span title={formatLocal(at)}>{relative(at, now)}</span>;
-}
 
 const PAGE = 50;
 
@@ -64,16 +60,16 @@ export function QueuesPage() {
         ) : (
           <>
             <Table label="Pull queues">
-              <thead>
-                <tr>
-                  <Th>Queue</Th>
-                  <Th className="text-right">Waiting</Th>
-                  <Th className="text-right">Due now</Th>
-                  <Th className="text-right">Claimed</Th>
-                  <Th>Last claim</Th>
-                  <Th>Workers seen (24 h)</Th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  'Queue',
+                  { label: 'Waiting', className: 'text-right' },
+                  { label: 'Due now', className: 'text-right' },
+                  { label: 'Claimed', className: 'text-right' },
+                  'Last claim',
+                  'Workers seen (24 h)',
+                ]}
+              />
               <TBody>
                 {list.map((q) => (
                   <tr key={q.name}>
@@ -82,7 +78,7 @@ export function QueuesPage() {
                     <Td className="text-right tabular-nums">{q.due}</Td>
                     <Td className="text-right tabular-nums">{q.claimed}</Td>
                     <Td className="whitespace-nowrap">
-                      <When at={q.lastClaimAt} now={now} />
+                      <When at={q.lastClaimAt} now={now} never="never" />
                     </Td>
                     <Td>
                       {q.workers.length === 0 ? (
@@ -93,7 +89,7 @@ export function QueuesPage() {
                             <li key={w.name}>
                               <span className="font-mono text-slate-800">{w.name}</span>{' '}
                               <span className="text-slate-500">
-                                seen <When at={w.lastSeenAt} now={now} />
+                                seen <When at={w.lastSeenAt} now={now} never="never" />
                               </span>
                             </li>
                           ))}
