@@ -39,215 +39,163 @@ export interface BenchFigures {
   results: Record<string, unknown>;
 }
 
+type Add = (figure: string, value: string, target?: string) => void;
+
+/** Appends the rows of one scenario: its figure, the value and the target (none unless given). */
+function adder(rows: string[][], scenario: string): Add {
+  return (figure, value, target = '') => {
+    rows.push([scenario, figure, value, target]);
+  };
+}
+
+type Percentile = 'p50' | 'p95' | 'p99' | 'max';
+
+/** The given percentiles of a latency summary, e.g. "12 ms / 40 ms". */
+function lagText(lag: Partial<Record<Percentile, number | null>> | null | undefined, ...at: Percentile[]): string {
+  return at.map((p) => fmt(lag?.[p])).join(' / ');
+}
+
+/** Every scenario's exactly-once row: none duplicated, none missing. */
+function exactlyOnce(add: Add, r: { duplicates: number; missing: number }): void {
+  add('duplicates / missing', `${r.duplicates} / ${r.missing}`, '0 / 0');
+}
+
 export function summaryRows(f: BenchFigures): string[][] {
-  const {
-    herd,
-    herdJitter,
-    steady,
-    knee,
-    sizing: sized,
-    overhead,
-    scale,
-    fair,
-    fairHang,
-    create,
-    failover,
-    container,
-    pull,
-    handlers,
-    results,
-  } = f;
   const rows: string[][] = [['scenario', 'figure', 'value', 'target']];
+  const section = (scenario: string) => adder(rows, scenario);
+  const { herd, herdJitter, steady, knee, overhead, scale, create, failover, container, pull, results } = f;
   if (herd) {
-    rows.push(['herd', `jobs`, String(herd.parameters.jobs), '']);
-    rows.push(['herd', 'materialized by the due time', `${herd.materializedAtDue ?? '-'}`, '']);
-    rows.push(['herd', 'all materialized + enqueued (from due)', fmt(herd.materializedAllMs), '']);
-    rows.push(['herd', 'all delivered (from due)', fmt(herd.deliveredAllMs), '≤ 30000 ms for 100K']);
-    rows.push([
-      'herd',
-      'start lag p50/p95/p99/max',
-      `${fmt(herd.lag.p50)} / ${fmt(herd.lag.p95)} / ${fmt(herd.lag.p99)} / ${fmt(herd.lag.max)}`,
-      '',
-    ]);
-    rows.push(['herd', 'duplicates / missing', `${herd.duplicates} / ${herd.missing}`, '0 / 0']);
-    rows.push(['herd', 'throughput', `${herd.deliveriesPerSecond ?? '-'} /s`, '']);
+    const add = section('herd');
+    add('jobs', String(herd.parameters.jobs));
+    add('materialized by the due time', `${herd.materializedAtDue ?? '-'}`);
+    add('all materialized + enqueued (from due)', fmt(herd.materializedAllMs));
+    add('all delivered (from due)', fmt(herd.deliveredAllMs), '≤ 30000 ms for 100K');
+    add('start lag p50/p95/p99/max', lagText(herd.lag, 'p50', 'p95', 'p99', 'max'));
+    exactlyOnce(add, herd);
+    add('throughput', `${herd.deliveriesPerSecond ?? '-'} /s`);
     const c = herd.cpu;
     if (c) {
       const p = c.per1000Runs;
-      rows.push([
-        'herd',
+      add(
         'CPU per 1,000 runs: engines / PG backends / PG all / sink',
         `${p.engines} / ${p.postgresBackends} / ${p.postgresAll} / ${p.sink} ms`,
-        '',
-      ]);
-      rows.push([
-        'herd',
+      );
+      add(
         'cores used: engines / PG all / sink / total',
         `${c.cores.engines} / ${c.cores.postgresAll} / ${c.cores.sink} / ${c.cores.total} (idle: ${c.idleCores.engines} / ${c.idleCores.postgresAll})`,
-        '',
-      ]);
-      rows.push([
-        'herd',
-        'WAL / run history per run',
-        `${c.walBytesPerRun ?? '-'} / ${herd.historyBytesPerRun ?? '-'} bytes`,
-        '',
-      ]);
+      );
+      add('WAL / run history per run', `${c.walBytesPerRun ?? '-'} / ${herd.historyBytesPerRun ?? '-'} bytes`);
     }
   }
   if (herdJitter) {
-    rows.push(['herd-jitter', 'jobs / jitterSeconds', `${herdJitter.parameters.jobs} / ${f.herdJitterSeconds}`, '']);
-    rows.push(['herd-jitter', 'all delivered (from nominal due)', fmt(herdJitter.deliveredAllMs), '']);
-    rows.push([
-      'herd-jitter',
-      'start lag from dueAt p50/p95/p99/max',
-      `${fmt(herdJitter.lag.p50)} / ${fmt(herdJitter.lag.p95)} / ${fmt(herdJitter.lag.p99)} / ${fmt(herdJitter.lag.max)}`,
-      'p99 ≤ 1000 ms',
-    ]);
-    rows.push(['herd-jitter', 'duplicates / missing', `${herdJitter.duplicates} / ${herdJitter.missing}`, '0 / 0']);
+    const add = section('herd-jitter');
+    add('jobs / jitterSeconds', `${herdJitter.parameters.jobs} / ${f.herdJitterSeconds}`);
+    add('all delivered (from nominal due)', fmt(herdJitter.deliveredAllMs));
+    add('start lag from dueAt p50/p95/p99/max', lagText(herdJitter.lag, 'p50', 'p95', 'p99', 'max'), 'p99 ≤ 1000 ms');
+    exactlyOnce(add, herdJitter);
   }
   if (steady) {
-    rows.push(['steady', 'delivered / expected', `${steady.delivered} / ${steady.expected}`, '']);
-    rows.push([
-      'steady',
-      'start lag p50/p95/p99/max',
-      `${fmt(steady.lag.p50)} / ${fmt(steady.lag.p95)} / ${fmt(steady.lag.p99)} / ${fmt(steady.lag.max)}`,
-      'p99 ≤ 250 ms',
-    ]);
-    rows.push([
-      'steady',
-      'start lag p50/p99 after the first 10 s',
-      `${fmt(steady.lagAfterWarmup.p50)} / ${fmt(steady.lagAfterWarmup.p99)}`,
-      '',
-    ]);
-    rows.push(['steady', 'duplicates / missing', `${steady.duplicates} / ${steady.missing}`, '0 / 0']);
+    const add = section('steady');
+    add('delivered / expected', `${steady.delivered} / ${steady.expected}`);
+    add('start lag p50/p95/p99/max', lagText(steady.lag, 'p50', 'p95', 'p99', 'max'), 'p99 ≤ 250 ms');
+    add('start lag p50/p99 after the first 10 s', lagText(steady.lagAfterWarmup, 'p50', 'p99'));
+    exactlyOnce(add, steady);
     const t = steady.trend;
-    rows.push(['steady', 'p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift']);
+    add('p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift');
   }
   if (knee) {
+    const add = section('knee');
     for (const s of knee.steps) {
-      rows.push([
-        'knee',
+      add(
         `${s.rate}/s: delivered, p50/p99 (after 10 s)`,
-        `${s.delivered} / ${s.expected}, ${fmt(s.lag.p50)} / ${fmt(s.lag.p99)} (${fmt(s.lagAfterWarmup.p50)} / ${fmt(s.lagAfterWarmup.p99)}) ${s.holds ? 'holds' : 'FAILS'}`,
-        '',
-      ]);
+        `${s.delivered} / ${s.expected}, ${lagText(s.lag, 'p50', 'p99')} (${lagText(s.lagAfterWarmup, 'p50', 'p99')}) ${s.holds ? 'holds' : 'FAILS'}`,
+      );
     }
-    rows.push([
-      'knee',
+    add(
       `highest rate held ${knee.parameters.seconds} s, p99 ≤ 1 s`,
       `${knee.knee ?? 'none'} /s${knee.firstFail ? ` (fails at ${knee.firstFail}/s)` : ''}`,
       '≥ 3000 /s',
-    ]);
+    );
   }
   if (overhead) {
+    const add = section('overhead');
     const o = results.overhead as { belfryVsPgBoss: number | null; belfryVsPostgres: number | null };
-    rows.push(['overhead', 'raw pg-boss send+fetch+complete', `${overhead.pgBossPerSecond} /s`, '']);
-    rows.push(['overhead', 'raw PostgreSQL multi-row INSERT', `${overhead.postgresInsertPerSecond} /s`, '']);
-    rows.push(['overhead', 'Belfry ÷ pg-boss', String(o.belfryVsPgBoss ?? '-'), '≥ 0.8']);
-    rows.push(['overhead', 'Belfry ÷ PostgreSQL', String(o.belfryVsPostgres ?? '-'), '']);
+    add('raw pg-boss send+fetch+complete', `${overhead.pgBossPerSecond} /s`);
+    add('raw PostgreSQL multi-row INSERT', `${overhead.postgresInsertPerSecond} /s`);
+    add('Belfry ÷ pg-boss', String(o.belfryVsPgBoss ?? '-'), '≥ 0.8');
+    add('Belfry ÷ PostgreSQL', String(o.belfryVsPostgres ?? '-'));
   }
   for (const s of scale) {
-    rows.push([`scale ${s.jobs}`, 'due scan p50/p99', `${s.scan.p50} / ${s.scan.p99} ms`, '']);
-    rows.push([`scale ${s.jobs}`, 'bytes per job (jobs + schedule index)', String(s.bytesPerJob), '≤ 400']);
+    const add = section(`scale ${s.jobs}`);
+    add('due scan p50/p99', `${s.scan.p50} / ${s.scan.p99} ms`);
+    add('bytes per job (jobs + schedule index)', String(s.bytesPerJob), '≤ 400');
   }
   if (scale.length === 2) {
     const r = results.scale as { latencyRatioP50: number | null; latencyRatioP99: number | null };
-    rows.push(['scale', 'large/small scan latency p50/p99', `${r.latencyRatioP50} / ${r.latencyRatioP99}`, '≤ 1.5']);
+    section('scale')('large/small scan latency p50/p99', `${r.latencyRatioP50} / ${r.latencyRatioP99}`, '≤ 1.5');
   }
-  for (const [name, f] of [
-    ['fairness', fair],
-    ['fairness-hang', fairHang],
+  for (const [name, fair] of [
+    ['fairness', f.fair],
+    ['fairness-hang', f.fairHang],
   ] as const) {
-    if (!f) continue;
-    const s = fairnessSummary(f);
-    rows.push([name, 'small tenants start lag p99 (worst)', fmt(s.smallTenantsP99Max), '≤ 2000 ms']);
-    rows.push([name, 'big tenant p50/p99', `${fmt(s.bigTenant?.p50)} / ${fmt(s.bigTenant?.p99)}`, '']);
-    rows.push([name, 'duplicates / missing', `${f.duplicates} / ${f.missing}`, '0 / 0']);
+    if (!fair) continue;
+    const add = section(name);
+    const s = fairnessSummary(fair);
+    add('small tenants start lag p99 (worst)', fmt(s.smallTenantsP99Max), '≤ 2000 ms');
+    add('big tenant p50/p99', lagText(s.bigTenant, 'p50', 'p99'));
+    exactlyOnce(add, fair);
   }
   if (create) {
-    rows.push(['create', 'jobs created / stored', `${create.created} / ${create.stored.jobs}`, '']);
-    rows.push(['create', 'through POST /jobs/batch', `${create.jobsPerSecond} jobs/s`, '≥ 5000 jobs/s']);
-    rows.push([
-      'create',
-      'request (1,000 jobs) p50/p99',
-      `${fmt(create.requestMs.p50)} / ${fmt(create.requestMs.p99)}`,
-      '',
-    ]);
-    rows.push([
-      'create',
+    const add = section('create');
+    add('jobs created / stored', `${create.created} / ${create.stored.jobs}`);
+    add('through POST /jobs/batch', `${create.jobsPerSecond} jobs/s`, '≥ 5000 jobs/s');
+    add('request (1,000 jobs) p50/p99', lagText(create.requestMs, 'p50', 'p99'));
+    add(
       'CPU per 1,000 jobs: API / PostgreSQL',
       `${fmt(create.cpuMsPer1000.api)} / ${fmt(create.cpuMsPer1000.postgres)}`,
-      '',
-    ]);
+    );
   }
   if (failover) {
-    rows.push(['failover', 'occurrences delivered / expected', `${failover.delivered} / ${failover.expected}`, '']);
-    rows.push(['failover', 'missing / duplicates', `${failover.missing} / ${failover.duplicates}`, '0 / 0']);
-    rows.push([
-      'failover',
-      'partitions of the killed node taken over after',
-      fmt(failover.takeoverMs),
-      '≤ lease (15 s)',
-    ]);
-    rows.push([
-      'failover',
-      'lag p50/p99/max before kill',
-      `${fmt(failover.lagBefore.p50)} / ${fmt(failover.lagBefore.p99)} / ${fmt(failover.lagBefore.max)}`,
-      '',
-    ]);
-    rows.push([
-      'failover',
-      'lag p50/p99/max after kill',
-      `${fmt(failover.lagAfterKill.p50)} / ${fmt(failover.lagAfterKill.p99)} / ${fmt(failover.lagAfterKill.max)}`,
-      '',
-    ]);
+    const add = section('failover');
+    add('occurrences delivered / expected', `${failover.delivered} / ${failover.expected}`);
+    add('missing / duplicates', `${failover.missing} / ${failover.duplicates}`, '0 / 0');
+    add('partitions of the killed node taken over after', fmt(failover.takeoverMs), '≤ lease (15 s)');
+    add('lag p50/p99/max before kill', lagText(failover.lagBefore, 'p50', 'p99', 'max'));
+    add('lag p50/p99/max after kill', lagText(failover.lagAfterKill, 'p50', 'p99', 'max'));
   }
   if (container) {
+    const add = section('container');
     const c = container;
-    rows.push(['container', 'occurrences succeeded', `${c.belfry.succeeded} / ${c.parameters.occurrences}`, '']);
-    rows.push([
-      'container',
-      'bare docker run p50/p99',
-      `${fmt(c.bare.startToExit.p50)} / ${fmt(c.bare.startToExit.p99)}`,
-      '',
-    ]);
-    rows.push([
-      'container',
-      'Belfry start-to-exit p50/p99',
-      `${fmt(c.belfry.startToExit.p50)} / ${fmt(c.belfry.startToExit.p99)}`,
-      '',
-    ]);
-    rows.push(['container', 'added overhead p50/p99', `${fmt(c.overheadMs.p50)} / ${fmt(c.overheadMs.p99)}`, '']);
-    rows.push(['container', 'Belfry ÷ bare p50', String(c.ratioP50 ?? '-'), '≤ 1.2']);
-    rows.push(['container', 'runs/s Belfry / bare', `${c.belfry.perSecond} / ${c.bare.perSecond}`, '']);
+    add('occurrences succeeded', `${c.belfry.succeeded} / ${c.parameters.occurrences}`);
+    add('bare docker run p50/p99', lagText(c.bare.startToExit, 'p50', 'p99'));
+    add('Belfry start-to-exit p50/p99', lagText(c.belfry.startToExit, 'p50', 'p99'));
+    add('added overhead p50/p99', lagText(c.overheadMs, 'p50', 'p99'));
+    add('Belfry ÷ bare p50', String(c.ratioP50 ?? '-'), '≤ 1.2');
+    add('runs/s Belfry / bare', `${c.belfry.perSecond} / ${c.bare.perSecond}`);
   }
   if (pull) {
-    rows.push(['pull', 'runs completed / due', `${pull.completed} / ${pull.parameters.jobs}`, '']);
-    rows.push(['pull', 'completed through REST', `${pull.runsPerSecond ?? '-'} runs/s`, '≥ 1000 runs/s']);
-    rows.push(['pull', 'start lag (claimed − due) p50/p99', `${fmt(pull.lag.p50)} / ${fmt(pull.lag.p99)}`, '']);
-    rows.push(['pull', 'duplicates / missing', `${pull.duplicates} / ${pull.missing}`, '0 / 0']);
+    const add = section('pull');
+    add('runs completed / due', `${pull.completed} / ${pull.parameters.jobs}`);
+    add('completed through REST', `${pull.runsPerSecond ?? '-'} runs/s`, '≥ 1000 runs/s');
+    add('start lag (claimed − due) p50/p99', lagText(pull.lag, 'p50', 'p99'));
+    exactlyOnce(add, pull);
     const cpu = pull.cpuMsPer1000;
     if (cpu) {
-      rows.push([
-        'pull',
-        'CPU ms per 1,000 runs: API / database / workers',
-        `${cpu.api ?? '-'} / ${cpu.database} / ${cpu.workers}`,
-        '',
-      ]);
+      add('CPU ms per 1,000 runs: API / database / workers', `${cpu.api ?? '-'} / ${cpu.database} / ${cpu.workers}`);
     }
   }
-  for (const k of handlers?.kinds ?? []) {
-    const name = `handlers ${k.kind}`;
+  for (const k of f.handlers?.kinds ?? []) {
+    const add = section(`handlers ${k.kind}`);
     if (k.error) {
-      rows.push([name, 'not run', k.error, '']);
+      add('not run', k.error);
       continue;
     }
     const target = k.kind === 'http' ? '' : k.kind === 'pull' ? '≥ 1000 /s' : '≥ http';
-    rows.push([name, 'runs/s', `${k.runsPerSecond ?? '-'} /s (${k.runs} runs)`, target]);
-    rows.push([name, 'start lag p50/p99', `${fmt(k.lag.p50)} / ${fmt(k.lag.p99)}`, '']);
-    rows.push([name, 'duplicates / missing', `${k.duplicates} / ${k.missing}`, '0 / 0']);
+    add('runs/s', `${k.runsPerSecond ?? '-'} /s (${k.runs} runs)`, target);
+    add('start lag p50/p99', lagText(k.lag, 'p50', 'p99'));
+    exactlyOnce(add, k);
   }
-  if (sized) rows.push(...sizingRows(sized));
+  if (f.sizing) rows.push(...sizingRows(f.sizing));
   rows.push(...peerRows(f.peers, f.comparisons));
   return rows;
 }

@@ -31,6 +31,9 @@ const flag = z
   .default('0')
   .transform((v) => v === '1' || v === 'true');
 
+/** Where `npm start` serves the dashboard unless PORT says otherwise (CONTRACT.md §1). */
+export const DEFAULT_DASHBOARD_URL = 'http://localhost:3000';
+
 const schema = z.object({
   BELFRY_ROLES: roles,
   BELFRY_NODE_ID: z
@@ -49,6 +52,10 @@ const schema = z.object({
   BELFRY_MISFIRE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   BELFRY_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(100_000).default(50),
   ...ALERT_ENV_FIELDS,
+  // The dashboard's public address, when this node shares the web's environment (npm start
+  // passes it): the default of BELFRY_DASHBOARD_URL. PORT is not read: it is the web's port,
+  // which a node run apart from the web cannot know.
+  NEXTAUTH_URL: z.url().optional(),
   BELFRY_DOCKER_HOST: z
     .string()
     .default(DEFAULT_DOCKER_HOST)
@@ -122,7 +129,7 @@ export function readEngineEnv(env: NodeJS.ProcessEnv = process.env): EngineEnv {
     alerts: {
       smtpUrl: e.BELFRY_SMTP_URL,
       smtpFrom: e.BELFRY_SMTP_FROM,
-      dashboardUrl: e.BELFRY_DASHBOARD_URL ?? `http://localhost:${env.PORT ?? 3000}`,
+      dashboardUrl: e.BELFRY_DASHBOARD_URL ?? e.NEXTAUTH_URL ?? DEFAULT_DASHBOARD_URL,
       digestSeconds: e.BELFRY_ALERT_DIGEST_SECONDS,
       retrySeconds: e.BELFRY_ALERT_RETRY_SECONDS,
       lateCheckMs: e.BELFRY_LATE_CHECK_SECONDS * 1000,

@@ -1,49 +1,23 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { startEngineNode, type EngineNode } from '../../../test/engine-nodes';
+import { describe, expect, it } from 'vitest';
 import { CANCEL_CHANNEL } from '@belfry/db';
-import { dbNow } from './support';
-import {
-  insertJob,
-  insertTenant,
-  startSink,
-  waitForRows,
-  TEST_ENCRYPTION_KEY_MATERIAL,
-  type Sink,
-} from '../../../test/fixtures';
+import { insertJob, insertTenant, waitForRows } from '../../../test/fixtures';
+import { dbNow, engineWithSink } from './support';
 
 describe('engine: schedule to signed delivery', () => {
-  let db: TestDatabase;
-  let node: EngineNode;
-  let sink: Sink;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sink = await startSink();
-    node = await startEngineNode({
-      databaseUrl: db.url,
-      nodeId: 'delivery-1',
-      env: { BELFRY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY_MATERIAL },
-    });
-  });
-  afterAll(async () => {
-    await node?.stop();
-    await sink?.close();
-    await db?.destroy();
-  });
+  const engine = engineWithSink('delivery-1');
 
   it('runs a one-off job at its time with the contract headers, signed', async () => {
-    const tenant = await insertTenant(db.pool);
+    const tenant = await insertTenant(engine.db.pool);
     const runAt = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000);
-    const job = await insertJob(db.pool, tenant.id, {
+    const job = await insertJob(engine.db.pool, tenant.id, {
       schedule: { type: 'once', runAt },
-      url: sink.url,
+      url: engine.sink.url,
       payload: { report: 'daily' },
       headers: { 'x-team': 'billing' },
-      partitions: db.partitions,
+      partitions: engine.db.partitions,
     });
-    const [d] = await sink.waitFor((all) => all.some((x) => x.headers['belfry-job-id'] === job.id));
+    const [d] = await engine.sink.waitFor((all) => all.some((x) => x.headers['belfry-job-id'] === job.id));
     expect(d).toBeDefined();
     if (!d) return;
     expect(d.at).toBeGreaterThanOrEqual(runAt.getTime());
@@ -62,38 +36,39 @@ describe('engine: schedule to signed delivery', () => {
       }),
     ).not.toThrow();
     const rows = await waitForRows<{ status: string; attempt: number }>(
-      db.pool,
+      engine.db.pool,
       'SELECT status, attempt FROM runs WHERE job_id = $1',
       [job.id],
       (r) => r[0]?.status === 'succeeded',
     );
     expect(rows).toEqual([{ status: 'succeeded', attempt: 1 }]);
-    const job2 = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
+    const job2 = await engine.db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
     expect(job2.rows[0].status).toBe('completed');
-    const attempts = await db.pool.query('SELECT status, http_status, worker_id FROM run_attempts WHERE job_id = $1', [
-      job.id,
-    ]);
+    const attempts = await engine.db.pool.query(
+      'SELECT status, http_status, worker_id FROM run_attempts WHERE job_id = $1',
+      [job.id],
+    );
     expect(attempts.rows).toEqual([{ status: 'succeeded', http_status: 200, worker_id: 'delivery-1' }]);
   });
 
   it('claims runs ahead of their time but never calls the target before it', async () => {
-    const tenant = await insertTenant(db.pool);
+    const tenant = await insertTenant(engine.db.pool);
     const runAt = new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000);
     const jobs = [];
     for (let i = 0; i < 20; i++) {
       jobs.push(
-        await insertJob(db.pool, tenant.id, {
+        await insertJob(engine.db.pool, tenant.id, {
           schedule: { type: 'once', runAt },
-          url: sink.url,
-          partitions: db.partitions,
+          url: engine.sink.url,
+          partitions: engine.db.partitions,
         }),
       );
     }
     const ids = new Set(jobs.map((j) => j.id));
     // Watch the runs until they are due: claimed ahead, they turn 'running' before their time.
     let runningEarly = 0;
-    while ((await dbNow(db.pool)).getTime() < runAt.getTime() - 30) {
-      const { rows } = await db.pool.query<{ n: number }>(
+    while ((await dbNow(engine.db.pool)).getTime() < runAt.getTime() - 30) {
+      const { rows } = await engine.db.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM runs WHERE job_id = ANY($1::text[]) AND status = 'running' AND now() < $2`,
         [[...ids], runAt],
       );
@@ -101,13 +76,13 @@ describe('engine: schedule to signed delivery', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(runningEarly).toBeGreaterThan(0);
-    const got = await sink.waitFor(
+    const got = await engine.sink.waitFor(
       (all) => all.filter((x) => ids.has(String(x.headers['belfry-job-id']))).length === 20,
     );
     const mine = got.filter((x) => ids.has(String(x.headers['belfry-job-id'])));
     for (const d of mine) expect(d.at).toBeGreaterThanOrEqual(runAt.getTime());
     const runs = await waitForRows<{ id: string; started_at: Date }>(
-      db.pool,
+      engine.db.pool,
       `SELECT id, started_at FROM runs WHERE job_id = ANY($1::text[]) AND status = 'succeeded'`,
       [[...ids]],
       (r) => r.length === 20,
@@ -116,35 +91,35 @@ describe('engine: schedule to signed delivery', () => {
   });
 
   it('a run cancelled while it waits for its time, claimed ahead, is never delivered', async () => {
-    const tenant = await insertTenant(db.pool);
+    const tenant = await insertTenant(engine.db.pool);
     const runAt = new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000);
-    const job = await insertJob(db.pool, tenant.id, {
+    const job = await insertJob(engine.db.pool, tenant.id, {
       schedule: { type: 'once', runAt },
-      url: sink.url,
-      partitions: db.partitions,
+      url: engine.sink.url,
+      partitions: engine.db.partitions,
     });
     const [run] = await waitForRows<{ id: string; scheduled_time: Date }>(
-      db.pool,
+      engine.db.pool,
       `SELECT id, scheduled_time FROM runs WHERE job_id = $1 AND status = 'running'`,
       [job.id],
       (r) => r.length === 1,
     );
-    expect((await dbNow(db.pool)).getTime()).toBeLessThan(runAt.getTime());
+    expect((await dbNow(engine.db.pool)).getTime()).toBeLessThan(runAt.getTime());
     // What the API's cancel does: the run row, and a word to the worker holding it.
-    await db.pool.query(
+    await engine.db.pool.query(
       `WITH c AS (UPDATE runs SET status = 'cancelled', finished_at = now(), lease_expires_at = NULL
                   WHERE id = $1 AND scheduled_time = $2 RETURNING id)
        SELECT pg_notify($3, id) FROM c`,
       [run?.id, run?.scheduled_time, CANCEL_CHANNEL],
     );
     const attempts = await waitForRows<{ status: string }>(
-      db.pool,
+      engine.db.pool,
       'SELECT status FROM run_attempts WHERE run_id = $1',
       [run?.id],
       (r) => r[0]?.status === 'cancelled',
     );
     expect(attempts).toEqual([{ status: 'cancelled' }]);
     while (Date.now() < runAt.getTime() + 1_000) await new Promise((r) => setTimeout(r, 50));
-    expect(sink.deliveries.filter((d) => d.headers['belfry-job-id'] === job.id)).toEqual([]);
+    expect(engine.sink.deliveries.filter((d) => d.headers['belfry-job-id'] === job.id)).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
-// Helpers shared by the engine's integration tests: bulk job insertion (thousands of jobs in
-// one statement), a lease keeper stand-in whose partitions the test controls, and readers
-// for what the scheduler queued.
+// Helpers shared by the engine's integration tests: one engine node delivering to a webhook
+// sink for a describe block, bulk job insertion (thousands of jobs in one statement), a lease
+// keeper stand-in whose partitions the test controls, and readers for what the scheduler queued.
 import { newId, type OverlapPolicy, partitionOf, type QueueRoute } from '@belfry/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import {
   type ClaimedRun,
   createQueueClient,
@@ -17,8 +18,40 @@ import {
   withTransaction,
 } from '@belfry/db';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { type EngineNode, startEngineNode } from '../../../test/engine-nodes';
+import { type Sink, startSink, TEST_ENCRYPTION_KEY_MATERIAL } from '../../../test/fixtures';
 import type { OwnedPartition } from '../src/cluster/lease-keeper';
 import type { Execution } from '../src/worker/execute';
+
+export interface EngineWithSink {
+  db: TestDatabase;
+  sink: Sink;
+  node: EngineNode;
+}
+
+/**
+ * For the describe block it is called in: a database of its own, a webhook sink and one engine
+ * node (scheduler and worker, with the test encryption key and `env`), stopped after the block.
+ * The fields are set once its beforeAll has run.
+ */
+export function engineWithSink(nodeId: string, env: Record<string, string> = {}): EngineWithSink {
+  const engine = {} as EngineWithSink;
+  beforeAll(async () => {
+    engine.db = await createTestDatabase();
+    engine.sink = await startSink();
+    engine.node = await startEngineNode({
+      databaseUrl: engine.db.url,
+      nodeId,
+      env: { BELFRY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY_MATERIAL, ...env },
+    });
+  });
+  afterAll(async () => {
+    await engine.node?.stop();
+    await engine.sink?.close();
+    await engine.db?.destroy();
+  });
+  return engine;
+}
 
 export interface BulkJobs {
   tenantId: string;

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import type { AnchorHTMLAttributes, ButtonHTMLAttributes, ReactNode } from 'react';
 import { Spinner } from './spinner';
 
-type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
+type Variant = 'primary' | 'secondary' | 'danger' | 'ghost' | 'ghost-danger';
 type Size = 'sm' | 'md';
 
 const BASE =
@@ -18,6 +18,8 @@ const VARIANTS: Record<Variant, string> = {
   secondary: 'bg-white text-slate-800 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50',
   danger: 'bg-rose-600 text-white shadow-sm hover:bg-rose-500',
   ghost: 'text-slate-700 hover:bg-slate-100',
+  /** a destructive action in a row of a table: Delete, Remove, Revoke */
+  'ghost-danger': 'text-rose-700 hover:bg-rose-50',
 };
 
 const SIZES: Record<Size, string> = {

@@ -31,6 +31,36 @@ export function Td({ children, className = '', ...rest }: TdHTMLAttributes<HTMLT
   );
 }
 
+/** A column of TableHead: its label, or its label and extra classes (e.g. right-aligned numbers). */
+export type Column = string | { label: string; className: string };
+
+/**
+ * The header row: one cell a column, then — with `actions` — an unlabelled last column for the
+ * rows' buttons (named "Actions" for screen readers).
+ */
+export function TableHead({ columns, actions = false }: { columns: Column[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) =>
+          typeof c === 'string' ? (
+            <Th key={c}>{c}</Th>
+          ) : (
+            <Th key={c.label} className={c.className}>
+              {c.label}
+            </Th>
+          ),
+        )}
+        {actions ? (
+          <Th>
+            <span className="sr-only">Actions</span>
+          </Th>
+        ) : null}
+      </tr>
+    </thead>
+  );
+}
+
 export function TBody({ children }: { children: ReactNode }) {
   return <tbody className="divide-y divide-slate-100 bg-white">{children}</tbody>;
 }

@@ -3,7 +3,7 @@
 // services and generates the OpenAPI document.
 import { INCIDENT_KINDS, INCIDENT_STATUSES, NOTIFICATION_EVENTS, NOTIFICATION_STATUSES } from '@belfry/core';
 import { z } from 'zod';
-import { CursorParam, LimitParam, NullableTimestamp, pageOf, Timestamp } from './common';
+import { NullableTimestamp, PAGE_PARAMS, PageQuery, pageOf, Timestamp } from './common';
 
 const CHANNEL_ID_SHAPE = /^ach_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
@@ -84,10 +84,7 @@ export const AlertChannel = z
 export type AlertChannelView = z.output<typeof AlertChannel>;
 export const AlertChannelList = pageOf(AlertChannel, 'AlertChannelList');
 
-export const AlertChannelsQuery = z.strictObject({
-  limit: LimitParam.optional(),
-  cursor: CursorParam.optional(),
-});
+export const AlertChannelsQuery = PageQuery;
 export type AlertChannelsQuery = z.output<typeof AlertChannelsQuery>;
 
 export const ChannelTestResult = z
@@ -176,7 +173,6 @@ export const IncidentPage = pageOf(Incident, 'IncidentPage');
 export const IncidentsQuery = z.strictObject({
   status: z.enum(INCIDENT_STATUSES).optional(),
   jobId: z.string().max(100).optional(),
-  limit: LimitParam.optional(),
-  cursor: CursorParam.optional(),
+  ...PAGE_PARAMS,
 });
 export type IncidentsQuery = z.output<typeof IncidentsQuery>;

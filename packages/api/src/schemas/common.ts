@@ -53,6 +53,12 @@ export const CursorParam = z
   .max(400)
   .meta({ description: 'Opaque cursor: the nextCursor of the previous page' });
 
+/** The page parameters of every list's query string: spread into a list's own filters. */
+export const PAGE_PARAMS = { limit: LimitParam.optional(), cursor: CursorParam.optional() };
+
+/** The query string of a list that has no filters. */
+export const PageQuery = z.strictObject(PAGE_PARAMS);
+
 export const FieldErrorSchema = z.object({ path: z.string(), message: z.string() }).meta({ id: 'FieldError' });
 
 export const ProblemSchema = z

@@ -2,7 +2,7 @@
 // and complete runs of `pull` targets, and what it gets back.
 import { z } from 'zod';
 import { PULL_QUEUE_PATTERN } from '@belfry/handlers/schemas';
-import { CursorParam, LimitParam, NullableTimestamp, pageOf, Timestamp } from './common';
+import { NullableTimestamp, PageQuery, pageOf, Timestamp } from './common';
 import { Run } from './resources';
 import { storableText } from './text';
 
@@ -109,8 +109,5 @@ export type PullQueueView = z.output<typeof PullQueue>;
 
 export const PullQueueList = pageOf(PullQueue, 'PullQueueList');
 
-export const ListQueuesQuery = z.strictObject({
-  limit: LimitParam.optional(),
-  cursor: CursorParam.optional(),
-});
+export const ListQueuesQuery = PageQuery;
 export type ListQueuesQuery = z.output<typeof ListQueuesQuery>;

@@ -1,6 +1,6 @@
 // Query strings and small request bodies of the list and action endpoints.
 import { z } from 'zod';
-import { CursorParam, InstantInput, integerParam, JobIdInput, LimitParam, RunIdInput } from './common';
+import { InstantInput, integerParam, JobIdInput, PAGE_PARAMS, RunIdInput } from './common';
 import { CronExpression, IntervalScheduleInput, MAX_INTERVAL_SECONDS, TimeZone } from './job-input';
 import { JOB_STATUSES, RUN_STATUSES } from '@belfry/core';
 import { storableText } from './text';
@@ -14,22 +14,19 @@ export const ListJobsQuery = z.strictObject({
     .superRefine(storableText)
     .optional()
     .meta({ description: 'Jobs whose name starts with this (case-sensitive)' }),
-  limit: LimitParam.optional(),
-  cursor: CursorParam.optional(),
+  ...PAGE_PARAMS,
 });
 export type ListJobsQuery = z.output<typeof ListJobsQuery>;
 
 export const ListRunsQuery = z.strictObject({
   status: z.enum(RUN_STATUSES).optional(),
-  limit: LimitParam.optional(),
-  cursor: CursorParam.optional(),
+  ...PAGE_PARAMS,
 });
 export type ListRunsQuery = z.output<typeof ListRunsQuery>;
 
 export const DeadLetterQuery = z.strictObject({
   jobId: z.string().max(100).optional().meta({ description: "Only this job's dead runs" }),
-  limit: LimitParam.optional(),
-  cursor: CursorParam.optional(),
+  ...PAGE_PARAMS,
 });
 export type DeadLetterQuery = z.output<typeof DeadLetterQuery>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors';
 import { canonicalJson } from './idempotency';
-import { decodeCursor, encodeCursor, pageByName, pageLimit, toPage } from './pagination';
+import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor, pageLimit, toPage } from './pagination';
 
 const key = { t: '2026-11-29T10:00:00.123456Z', id: 'job_01KB3Y8J2Q7Z9V4N6M5X0C1R2T' };
 
@@ -62,26 +62,18 @@ describe('canonicalJson', () => {
   });
 });
 
-describe('pageByName', () => {
-  const items = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
-  const nameOf = (i: { name: string }) => i.name;
-
-  it('walks a sorted list by name and ends with nextCursor null', () => {
-    const first = pageByName('queues', items, nameOf, { limit: 2 });
-    expect(first.data.map(nameOf)).toEqual(['a', 'b']);
-    const second = pageByName('queues', items, nameOf, { limit: 2, cursor: first.nextCursor ?? '' });
-    expect(second.data.map(nameOf)).toEqual(['c', 'd']);
-    const last = pageByName('queues', items, nameOf, { limit: 2, cursor: second.nextCursor ?? '' });
-    expect(last).toEqual({ data: [{ name: 'e' }], nextCursor: null });
-    expect(pageByName('queues', items, nameOf, {})).toEqual({ data: items, nextCursor: null });
+describe('name cursors', () => {
+  it('round-trip the last name of a page', () => {
+    expect(decodeNameCursor('queues', encodeNameCursor('queues', 'q-b.2'))).toBe('q-b.2');
+    expect(decodeNameCursor('queues', undefined)).toBeNull();
   });
 
-  it('refuses a cursor of another list, a malformed one and a bad limit', () => {
+  it('refuse a cursor of another list and a malformed one', () => {
     const other = encodeCursor('jobs', key);
-    const otherNames = Buffer.from(JSON.stringify(['channels', 'a'])).toString('base64url');
-    for (const cursor of [other, otherNames, 'not*base64', Buffer.from('[').toString('base64url')]) {
-      expect(() => pageByName('queues', items, nameOf, { cursor })).toThrow(AppError);
+    const otherNames = encodeNameCursor('channels', 'a');
+    const notName = Buffer.from(JSON.stringify(['queues', 7])).toString('base64url');
+    for (const cursor of [other, otherNames, notName, 'not*base64', Buffer.from('[').toString('base64url')]) {
+      expect(() => decodeNameCursor('queues', cursor)).toThrow(AppError);
     }
-    expect(() => pageByName('queues', items, nameOf, { limit: 0 })).toThrow(AppError);
   });
 });

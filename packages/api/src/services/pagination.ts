@@ -36,19 +36,27 @@ export function encodeCursor(kind: string, key: SortKey): string {
 
 export function decodeCursor(kind: string, cursor: string | undefined): SortKey | null {
   if (cursor === undefined) return null;
-  const invalid = () => AppError.invalid([{ path: 'cursor', message: 'is not a cursor this list handed out' }]);
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid();
+  const [t, id] = cursorFields(kind, cursor, 2);
+  if (typeof t !== 'string' || typeof id !== 'string' || !TS.test(t) || !ID.test(id)) throw invalidCursor();
+  if (Number.isNaN(Date.parse(t))) throw invalidCursor();
+  return { t, id };
+}
+
+function invalidCursor(): AppError {
+  return AppError.invalid([{ path: 'cursor', message: 'is not a cursor this list handed out' }]);
+}
+
+/** The fields after the kind of a cursor `kind`'s list handed out, exactly `count` of them. */
+function cursorFields(kind: string, cursor: string, count: number): unknown[] {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalidCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalid();
+    throw invalidCursor();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
-  const [k, t, id] = parsed as unknown[];
-  if (k !== kind || typeof t !== 'string' || typeof id !== 'string' || !TS.test(t) || !ID.test(id)) throw invalid();
-  if (Number.isNaN(Date.parse(t))) throw invalid();
-  return { t, id };
+  if (!Array.isArray(parsed) || parsed.length !== count + 1 || parsed[0] !== kind) throw invalidCursor();
+  return parsed.slice(1);
 }
 
 /** Rows were fetched with limit + 1; the extra row only tells that another page exists. */
@@ -74,34 +82,17 @@ export function pageLimit(limit: number | undefined): number {
 }
 
 /**
- * Lists computed whole and sorted by a unique name (e.g. pull queues): the page after the
- * cursor's name. The cursor is base64url of [kind, name], refused by any other list.
+ * Lists keyed by a unique name (e.g. pull queues) page by the name: the cursor is base64url of
+ * [kind, last name], refused by any other list.
  */
-export function pageByName<T>(kind: string, items: T[], nameOf: (item: T) => string, input: PageInput): Page<T> {
-  const limit = pageLimit(input.limit);
-  let after: string | null = null;
-  if (input.cursor !== undefined) {
-    const invalid = () => AppError.invalid([{ path: 'cursor', message: 'is not a cursor this list handed out' }]);
-    if (!/^[A-Za-z0-9_-]{1,400}$/.test(input.cursor)) throw invalid();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8'));
-    } catch {
-      throw invalid();
-    }
-    if (!Array.isArray(parsed) || parsed.length !== 2 || parsed[0] !== kind || typeof parsed[1] !== 'string') {
-      throw invalid();
-    }
-    after = parsed[1];
-  }
-  const rest = after === null ? items : items.filter((item) => nameOf(item) > after);
-  const data = rest.slice(0, limit);
-  const last = data[data.length - 1];
-  return {
-    data,
-    nextCursor:
-      rest.length > limit && last
-        ? Buffer.from(JSON.stringify([kind, nameOf(last)]), 'utf8').toString('base64url')
-        : null,
-  };
+export function encodeNameCursor(kind: string, name: string): string {
+  return Buffer.from(JSON.stringify([kind, name]), 'utf8').toString('base64url');
+}
+
+/** The last name of the previous page, or null without a cursor. */
+export function decodeNameCursor(kind: string, cursor: string | undefined): string | null {
+  if (cursor === undefined) return null;
+  const [name] = cursorFields(kind, cursor, 1);
+  if (typeof name !== 'string') throw invalidCursor();
+  return name;
 }

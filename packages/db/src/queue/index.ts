@@ -9,4 +9,5 @@ export * from './discover';
 export * from './inspect';
 export * from './schema';
 export * from './pull';
+export * from './pull-list';
 export * from './pull-wakeups';

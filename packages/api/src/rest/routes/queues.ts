@@ -13,7 +13,6 @@ import {
 } from '../../schemas/pull';
 import { Run } from '../../schemas/resources';
 import { parseInput } from '../../schemas/validate';
-import { pageByName } from '../../services/pagination';
 import { claimFromPullQueue, completePullRun, heartbeatPullRun, listPullQueues } from '../../services/pull-queues';
 import { json } from '../response';
 import { route } from '../route';
@@ -93,12 +92,7 @@ export const queueRoutes = [
       200: { description: 'A page of pull queues', content: { 'application/json': { schema: PullQueueList } } },
     },
     async handle({ deps, actor, query }) {
-      // The service answers every queue, sorted by name; the page is cut here.
-      const { data } = await listPullQueues(deps, actor);
-      return json(
-        200,
-        pageByName('queues', data, (q) => q.name, query),
-      );
+      return json(200, await listPullQueues(deps, actor, query));
     },
   }),
 ];

@@ -11,12 +11,18 @@ import {
   removeMember,
 } from '../../dashboard/members';
 import { ApiKeyCreateInput, createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../services/pagination';
 import { listPullQueues } from '../../services/pull-queues';
 import { getLimits } from '../../services/limits';
 import { readSigningSecret, revokePreviousSigningSecret, rotateSigningSecret } from '../../services/signing-secrets';
 import { router, tenantProcedure } from '../init';
 
 const ById = z.strictObject({ id: z.string().min(1).max(100) });
+// The dashboard's Queues page, a page at a time like GET /api/v1/queues.
+const QueuesPageInput = z.strictObject({
+  limit: z.int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+  cursor: z.string().min(1).max(400).optional(),
+});
 
 export const apiKeysRouter = router({
   list: tenantProcedure.query(({ ctx }) => listApiKeys(ctx.deps, ctx.actor)),
@@ -56,7 +62,7 @@ export const clusterRouter = router({
 });
 
 export const queuesRouter = router({
-  list: tenantProcedure.query(({ ctx }) => listPullQueues(ctx.deps, ctx.actor)),
+  list: tenantProcedure.input(QueuesPageInput).query(({ ctx, input }) => listPullQueues(ctx.deps, ctx.actor, input)),
 });
 
 export const limitsRouter = router({

@@ -9,7 +9,7 @@ import { Card, PageHeader } from '@/components/card';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { SelectField, TextField } from '@/components/form-fields';
 import { QueryState } from '@/components/query-state';
-import { Table, TBody, Td, Th } from '@/components/table';
+import { Table, TableHead, TBody, Td } from '@/components/table';
 import { useToast } from '@/components/toast';
 import { errorMessage, errorsAt, fieldErrors } from '../../_lib/errors';
 import { useTRPC } from '../../_lib/trpc';
@@ -74,16 +74,7 @@ function Channels() {
       >
         {(list) => (
           <Table label="Alert channels">
-            <thead>
-              <tr>
-                <Th>Type</Th>
-                <Th>Where</Th>
-                <Th>Test</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
-              </tr>
-            </thead>
+            <TableHead columns={['Type', 'Where', 'Test']} actions />
             <TBody>
               {list.data.map((c) => (
                 <tr key={c.id}>
@@ -102,8 +93,7 @@ function Channels() {
                     </Button>{' '}
                     <Button
                       size="sm"
-                      variant="ghost"
-                      className="text-rose-700 hover:bg-rose-50"
+                      variant="ghost-danger"
                       onClick={() => setDeleting({ id: c.id, type: c.type, target: channelTarget(c) })}
                     >
                       Delete

@@ -2,15 +2,11 @@
 // The workspace's API keys: prefix, scopes, last use, expiry, status, and Revoke.
 import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
-import { Table, TBody, Td, Th } from '@/components/table';
-import { formatLocal, relative } from '../../_lib/time';
+import { Table, TableHead, TBody, Td } from '@/components/table';
+import { When } from '../../_lib/when';
 import type { Outputs } from '../../_lib/trpc';
 
 type ApiKey = Outputs['apiKeys']['list'][number];
-
-function Never() {
-  return <span className="text-slate-400">Never</span>;
-}
 
 export function ApiKeysTable({
   keys,
@@ -23,20 +19,7 @@ export function ApiKeysTable({
 }) {
   return (
     <Table label="API keys">
-      <thead>
-        <tr>
-          <Th>Name</Th>
-          <Th>Key</Th>
-          <Th>Scopes</Th>
-          <Th>Last used</Th>
-          <Th>Created</Th>
-          <Th>Expires</Th>
-          <Th>Status</Th>
-          <Th>
-            <span className="sr-only">Actions</span>
-          </Th>
-        </tr>
-      </thead>
+      <TableHead columns={['Name', 'Key', 'Scopes', 'Last used', 'Created', 'Expires', 'Status']} actions />
       <TBody>
         {keys.map((k) => {
           const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
@@ -53,14 +36,14 @@ export function ApiKeysTable({
                   ))}
                 </div>
               </Td>
-              <Td className="whitespace-nowrap" title={k.lastUsedAt ? formatLocal(k.lastUsedAt) : undefined}>
-                {k.lastUsedAt ? relative(k.lastUsedAt, now) : <Never />}
+              <Td className="whitespace-nowrap">
+                <When at={k.lastUsedAt} now={now} never="Never" />
               </Td>
-              <Td className="whitespace-nowrap" title={formatLocal(k.createdAt)}>
-                {relative(k.createdAt, now)}
+              <Td className="whitespace-nowrap">
+                <When at={k.createdAt} now={now} />
               </Td>
-              <Td className="whitespace-nowrap" title={k.expiresAt ? formatLocal(k.expiresAt) : undefined}>
-                {k.expiresAt ? relative(k.expiresAt, now) : <Never />}
+              <Td className="whitespace-nowrap">
+                <When at={k.expiresAt} now={now} never="Never" />
               </Td>
               <Td>
                 {k.revokedAt ? (
@@ -73,12 +56,7 @@ export function ApiKeysTable({
               </Td>
               <Td className="text-right">
                 {!k.revokedAt ? (
-                  <Button
-                    size="sm"
-                    variant="ghost"
-                    className="text-rose-700 hover:bg-rose-50"
-                    onClick={() => onRevoke({ id: k.id, name: k.name })}
-                  >
+                  <Button size="sm" variant="ghost-danger" onClick={() => onRevoke({ id: k.id, name: k.name })}>
                     Revoke
                   </Button>
                 ) : null}

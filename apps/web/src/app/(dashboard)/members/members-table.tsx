@@ -6,10 +6,10 @@ import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
 import { QueryState } from '@/components/query-state';
 import { Select } from '@/components/field';
-import { Table, TBody, Td, Th } from '@/components/table';
+import { Table, TableHead, TBody, Td } from '@/components/table';
 import { useToast } from '@/components/toast';
 import { errorMessage } from '../../_lib/errors';
-import { formatLocal, relative } from '../../_lib/time';
+import { When } from '../../_lib/when';
 import { useTRPC } from '../../_lib/trpc';
 import { can, type Role, useWorkspace } from '../../_lib/workspace';
 import { ROLE_HELP } from './roles';
@@ -54,16 +54,7 @@ export function MembersTable({
     <QueryState query={members}>
       {(list) => (
         <Table label="Members">
-          <thead>
-            <tr>
-              <Th>Member</Th>
-              <Th>Role</Th>
-              <Th>Joined</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
-            </tr>
-          </thead>
+          <TableHead columns={['Member', 'Role', 'Joined']} actions />
           <TBody>
             {list.map((m) => {
               const self = m.userId === ws.user.id;
@@ -98,15 +89,14 @@ export function MembersTable({
                       </Badge>
                     )}
                   </Td>
-                  <Td className="whitespace-nowrap" title={formatLocal(m.joinedAt)}>
-                    {relative(m.joinedAt, now)}
+                  <Td className="whitespace-nowrap">
+                    <When at={m.joinedAt} now={now} />
                   </Td>
                   <Td className="text-right">
                     {self || editable ? (
                       <Button
                         size="sm"
-                        variant="ghost"
-                        className="text-rose-700 hover:bg-rose-50"
+                        variant="ghost-danger"
                         onClick={() => onRemove({ userId: m.userId, email: m.email, activeApiKeys: m.activeApiKeys })}
                       >
                         {self ? 'Leave' : 'Remove'}

@@ -5,7 +5,7 @@ import { Badge } from '@/components/badge';
 import { Button } from '@/components/button';
 import { Card } from '@/components/card';
 import { QueryState } from '@/components/query-state';
-import { Table, TBody, Td, Th } from '@/components/table';
+import { Table, TableHead, TBody, Td } from '@/components/table';
 import { useToast } from '@/components/toast';
 import { errorMessage } from '../../_lib/errors';
 import { relative } from '../../_lib/time';
@@ -33,17 +33,7 @@ export function PendingInvitations({ now, onChanged }: { now: number; onChanged:
       >
         {(pending) => (
           <Table label="Pending invitations">
-            <thead>
-              <tr>
-                <Th>Email</Th>
-                <Th>Role</Th>
-                <Th>Invited by</Th>
-                <Th>Expires</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
-              </tr>
-            </thead>
+            <TableHead columns={['Email', 'Role', 'Invited by', 'Expires']} actions />
             <TBody>
               {pending.map((i) => (
                 <tr key={i.id}>

@@ -49,7 +49,7 @@ export function JobActions({ id, name, status }: { id: string; name: string; sta
         </Button>
       ) : null}
       <ButtonLink href={`/jobs/${id}/edit`}>Edit</ButtonLink>
-      <Button variant="ghost" className="text-rose-700 hover:bg-rose-50" onClick={() => setConfirmDelete(true)}>
+      <Button variant="ghost-danger" onClick={() => setConfirmDelete(true)}>
         Delete
       </Button>
       <ConfirmDialog

@@ -15,7 +15,7 @@ import {
   NETWORKS,
   PULL_POLICIES,
 } from './container-model';
-import { defineTargetUi } from './kind';
+import { defineTargetUi, fieldBinder } from './kind';
 import { NameValueList } from './name-value-list';
 
 type Row = [string, ReactNode];
@@ -71,113 +71,80 @@ export const containerUi = defineTargetUi<ContainerFields>({
       ...(c.workingDir ? ([['Working dir', c.workingDir]] as Row[]) : []),
     ];
   },
-  Editor: ({ draft, set, at, errors }) => (
-    <div className="space-y-4">
-      <TextField
-        label="Image"
-        hint="Must match the operator's allowed images (BELFRY_CONTAINER_IMAGES)."
-        errors={at('target.image')}
-        value={draft.image}
-        onChange={(e) => set({ image: e.target.value })}
-        placeholder="registry.example.com/jobs/report:1.4"
-        className="font-mono"
-        spellCheck={false}
-      />
-      <div className="grid gap-3 sm:grid-cols-2">
-        <TextareaField
-          label="Command"
-          optional
-          hint="One argument per line; the image's CMD when empty."
-          errors={at('target.command')}
-          rows={3}
-          value={draft.command}
-          onChange={(e) => set({ command: e.target.value })}
+  Editor: (props) => {
+    const { draft, set, errors } = props;
+    const field = fieldBinder(props);
+    return (
+      <div className="space-y-4">
+        <TextField
+          label="Image"
+          hint="Must match the operator's allowed images (BELFRY_CONTAINER_IMAGES)."
+          {...field('image')}
+          placeholder="registry.example.com/jobs/report:1.4"
           className="font-mono"
           spellCheck={false}
         />
-        <TextareaField
-          label="Entrypoint"
-          optional
-          hint="One argument per line; the image's ENTRYPOINT when empty."
-          errors={at('target.entrypoint')}
-          rows={3}
-          value={draft.entrypoint}
-          onChange={(e) => set({ entrypoint: e.target.value })}
-          className="font-mono"
-          spellCheck={false}
+        <div className="grid gap-3 sm:grid-cols-2">
+          <TextareaField
+            label="Command"
+            optional
+            hint="One argument per line; the image's CMD when empty."
+            {...field('command')}
+            rows={3}
+            className="font-mono"
+            spellCheck={false}
+          />
+          <TextareaField
+            label="Entrypoint"
+            optional
+            hint="One argument per line; the image's ENTRYPOINT when empty."
+            {...field('entrypoint')}
+            rows={3}
+            className="font-mono"
+            spellCheck={false}
+          />
+        </div>
+        <HeadersEditor
+          rows={draft.env}
+          onChange={(env) => set({ env })}
+          errors={errors}
+          field="env"
+          noun="variable"
+          legend="Environment"
+          description={ENV_DESCRIPTION}
+          placeholders={['REPORT_KIND', 'daily']}
         />
+        <div className="flex flex-wrap gap-3">
+          <TextField label="Memory" suffix="MiB" fieldClassName="w-32" inputMode="numeric" {...field('memoryMb')} />
+          <TextField label="CPUs" fieldClassName="w-28" inputMode="decimal" {...field('cpus')} />
+          <SelectField label="Network" fieldClassName="w-32" {...field('network')}>
+            {NETWORKS.map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </SelectField>
+          <SelectField label="Pull policy" fieldClassName="w-36" {...field('pullPolicy')}>
+            {PULL_POLICIES.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </SelectField>
+          <TextField
+            label="User"
+            optional
+            fieldClassName="w-32"
+            {...field('user')}
+            placeholder="1000"
+            className="font-mono"
+          />
+          <TextField
+            label="Working directory"
+            optional
+            fieldClassName="w-48"
+            {...field('workingDir')}
+            placeholder="/app"
+            className="font-mono"
+          />
+        </div>
       </div>
-      <HeadersEditor
-        rows={draft.env}
-        onChange={(env) => set({ env })}
-        errors={errors}
-        field="env"
-        noun="variable"
-        legend="Environment"
-        description={ENV_DESCRIPTION}
-        placeholders={['REPORT_KIND', 'daily']}
-      />
-      <div className="flex flex-wrap gap-3">
-        <TextField
-          label="Memory"
-          suffix="MiB"
-          fieldClassName="w-32"
-          inputMode="numeric"
-          errors={at('target.memoryMb')}
-          value={draft.memoryMb}
-          onChange={(e) => set({ memoryMb: e.target.value })}
-        />
-        <TextField
-          label="CPUs"
-          fieldClassName="w-28"
-          inputMode="decimal"
-          errors={at('target.cpus')}
-          value={draft.cpus}
-          onChange={(e) => set({ cpus: e.target.value })}
-        />
-        <SelectField
-          label="Network"
-          fieldClassName="w-32"
-          errors={at('target.network')}
-          value={draft.network}
-          onChange={(e) => set({ network: e.target.value as ContainerFields['network'] })}
-        >
-          {NETWORKS.map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </SelectField>
-        <SelectField
-          label="Pull policy"
-          fieldClassName="w-36"
-          errors={at('target.pullPolicy')}
-          value={draft.pullPolicy}
-          onChange={(e) => set({ pullPolicy: e.target.value as ContainerFields['pullPolicy'] })}
-        >
-          {PULL_POLICIES.map((p) => (
-            <option key={p}>{p}</option>
-          ))}
-        </SelectField>
-        <TextField
-          label="User"
-          optional
-          fieldClassName="w-32"
-          errors={at('target.user')}
-          value={draft.user}
-          onChange={(e) => set({ user: e.target.value })}
-          placeholder="1000"
-          className="font-mono"
-        />
-        <TextField
-          label="Working directory"
-          optional
-          fieldClassName="w-48"
-          errors={at('target.workingDir')}
-          value={draft.workingDir}
-          onChange={(e) => set({ workingDir: e.target.value })}
-          placeholder="/app"
-          className="font-mono"
-        />
-      </div>
-    </div>
-  ),
+    );
+  },
 });

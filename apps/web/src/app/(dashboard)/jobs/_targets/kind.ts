@@ -4,7 +4,7 @@
 // in lists and on the job page. Adding a kind is one file beside this one and one line in
 // index.ts.
 import type { Target, TargetInput } from '@belfry/client';
-import type { ComponentType, ReactNode } from 'react';
+import type { ChangeEvent, ComponentType, ReactNode } from 'react';
 import type { FieldError } from '../../../_lib/errors';
 
 export interface TargetEditorProps<Draft> {
@@ -38,6 +38,21 @@ export interface TargetKindUi<Draft extends object = object> {
   summary(target: Target): string;
   /** rows for the job page */
   rows(target: Target): Array<[string, ReactNode]>;
+}
+
+type TextKey<Draft> = { [K in keyof Draft]: Draft[K] extends string ? K : never }[keyof Draft] & string;
+
+/**
+ * Binds form fields to the draft's text properties: `{...field('image')}` gives a field its
+ * value, its change handler and the API's errors at `target.image`.
+ */
+export function fieldBinder<Draft>({ draft, set, at }: TargetEditorProps<Draft>) {
+  return (key: TextKey<Draft>) => ({
+    errors: at(`target.${key}`),
+    value: draft[key] as string,
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) =>
+      set({ [key]: e.target.value } as Partial<Draft>),
+  });
 }
 
 /** Declares a kind's UI; only infers its draft type. */
