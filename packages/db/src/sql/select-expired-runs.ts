@@ -39,14 +39,21 @@ export async function selectExpiredRuns(
   limit: number,
   options: ExpiredRunOptions = {},
 ): Promise<ExpiredRun[]> {
-  // The statement lives in belfry_select_expired_runs (migration 20261201063000): as a function
-  // its plan is kept per connection, where planning it on every call over every daily partition
-  // cost more than running it. It returns the running runs whose lease expired, oldest first,
-  // with their jobs' retry settings, locked FOR UPDATE OF r SKIP LOCKED.
-  const { rows } = await tx.query<ExpiredRun>('SELECT * FROM belfry_select_expired_runs($1::int, $2::text, $3::int)', [
-    limit,
-    options.dockerEngineId ?? null,
-    options.containerHoldSeconds ?? 40,
-  ]);
+  const { rows } = await tx.query<ExpiredRun>(
+    `SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
+            j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
+            j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
+            n.stats->'containers'->>'engineId' AS worker_docker_engine, now() AS db_now
+       FROM runs r JOIN jobs j ON j.id = r.job_id
+       LEFT JOIN engine_nodes n ON n.id = r.worker_id AND j.target->>'type' = 'container'
+      WHERE r.status = 'running' AND r.lease_expires_at < now()
+        AND (j.target->>'type' IS DISTINCT FROM 'container'
+             OR r.lease_expires_at < now() - make_interval(secs => j.timeout_seconds + $3::int)
+             OR n.stats->'containers'->>'engineId' = $2)
+      ORDER BY r.lease_expires_at
+      LIMIT $1
+      FOR UPDATE OF r SKIP LOCKED`,
+    [limit, options.dockerEngineId ?? null, options.containerHoldSeconds ?? 40],
+  );
   return rows;
 }
