@@ -39,7 +39,7 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
      WHERE j.overlap_policy = 'skip' AND j.id IN (
        SELECT r.job_id FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
-         WHERE r.scheduled_time = ANY($3::timestamptz[]))
+         WHERE r.id = ANY($1::text[]) AND r.scheduled_time = ANY($3::timestamptz[]))
      ORDER BY j.id
      FOR NO KEY UPDATE OF j`,
     [ids, times, parts],
