@@ -13,6 +13,8 @@ export async function extendRunLeases(
     `UPDATE runs r SET lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
      FROM unnest($3::text[], $4::timestamptz[], $5::int[]) AS h(id, scheduled_time, attempt)
      WHERE r.id = h.id AND r.scheduled_time = h.scheduled_time AND r.scheduled_time = ANY($6::timestamptz[])
+       -- by primary key, whatever the partition's statistics (see claimRuns in claim-runs.ts)
+       AND r.id = ANY($3::text[])
        AND r.attempt = h.attempt
        AND r.worker_id = $1 AND r.status = 'running'
      RETURNING r.id`,

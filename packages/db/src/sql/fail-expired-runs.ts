@@ -32,12 +32,15 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
            last_error = v.error
        FROM v
        WHERE r.id = v.id AND r.scheduled_time = v.scheduled_time AND r.scheduled_time = ANY($7::timestamptz[])
+         -- by primary key, whatever the partition's statistics (see claimRuns in claim-runs.ts)
+         AND r.id = ANY($1::text[])
          AND r.attempt = v.attempt AND r.status = 'running'
        RETURNING r.id, r.scheduled_time, r.attempt, r.tenant_id, r.job_id, r.status
      ), closed AS (
        UPDATE run_attempts a SET status = 'failed', finished_at = now(), error = v.error
        FROM moved m JOIN v ON v.id = m.id
        WHERE a.run_id = m.id AND a.scheduled_time = m.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
+         AND a.run_id = ANY($1::text[])
          AND a.attempt = m.attempt AND a.status = 'running'
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
