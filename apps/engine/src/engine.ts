@@ -11,6 +11,7 @@ import {
   requireDirectConnection,
   resolveDatabase,
 } from '@belfry/db';
+import type pg from 'pg';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
@@ -28,6 +29,20 @@ import { startWorkerRole, type WorkerRole } from './roles/worker-role';
  */
 export const ENGINE_POOL_MAX = 30;
 export const QUEUE_POOL_MAX = 10;
+/** connections of the pool opened at start (see warmPool) */
+const POOL_WARM = 12;
+
+/**
+ * Opens `count` of the pool's connections before the node takes work. Otherwise the first
+ * burst of due runs (claims, the start gate, completions, the scheduler's scans at once) opens
+ * them, each a TCP connect, a SCRAM exchange (PBKDF2, milliseconds of CPU on both sides) and a
+ * backend fork, in the very seconds whose start lag they add to. Idle ones close after the
+ * pool's idle timeout as before. Best effort: a failure here shows again on first use.
+ */
+async function warmPool(pool: pg.Pool, count: number): Promise<void> {
+  const clients = await Promise.allSettled(Array.from({ length: count }, () => pool.connect()));
+  for (const c of clients) if (c.status === 'fulfilled') c.value.release();
+}
 
 export interface RunningEngine {
   nodeId: string;
@@ -73,6 +88,7 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     max: QUEUE_POOL_MAX,
     onError: (err) => log.warn({ err }, 'queue error'),
   });
+  await warmPool(pool, POOL_WARM);
   const metrics = new Metrics();
   metrics.setQueueDepthSource(async () =>
     Object.fromEntries((await queueDepth(pool)).map((d) => [d.priority, d.total])),

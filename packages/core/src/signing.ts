@@ -39,6 +39,21 @@ function secretKey(secret: string): Buffer {
   return key;
 }
 
+// Decoded keys by secret: a worker signs every delivery with the same few tenant secrets, and
+// validating and decoding the base64 each time showed in its profile. Bounded; cleared when full.
+const keys = new Map<string, Buffer>();
+const KEYS_MAX = 256;
+
+function cachedSecretKey(secret: string): Buffer {
+  let key = keys.get(secret);
+  if (!key) {
+    key = secretKey(secret); // throws for a bad secret, which is then not kept
+    if (keys.size >= KEYS_MAX) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * msg ids must not contain '.', the field separator of the signed content: otherwise
  * ("a.1", 2, "x") and ("a", 1, "2.x") sign the same bytes, and a signature could be
@@ -61,7 +76,7 @@ function digest(key: Buffer, msgId: string, timestampSeconds: number, body: stri
 export function signPayload(secret: string, msgId: string, timestampSeconds: number, body: string): string {
   if (!isValidMsgId(msgId)) throw new TypeError('msgId must be non-empty printable ASCII without "." or spaces');
   if (!isValidTimestamp(timestampSeconds)) throw new RangeError('timestampSeconds must be a non-negative integer');
-  return `v1,${digest(secretKey(secret), msgId, timestampSeconds, body)}`;
+  return `v1,${digest(cachedSecretKey(secret), msgId, timestampSeconds, body)}`;
 }
 
 /**

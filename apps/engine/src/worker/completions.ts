@@ -44,11 +44,20 @@ export class CompletionBatcher {
     private readonly log: Log,
     private readonly flushMs = 5,
     private readonly maxBatch = 200,
+    /** a batch that keeps growing is written at the latest this long after its first outcome */
+    private readonly maxWaitMs = 25,
   ) {}
+
+  /** when the oldest unwritten outcome and the latest one were submitted (performance.now()) */
+  private firstAt = 0;
+  private lastAt = 0;
 
   /** Resolves true when recorded, false when fenced out (lease lost, run cancelled). */
   submit(outcome: AttemptOutcome, route: QueueRoute): Promise<boolean> {
     return new Promise((resolve, reject) => {
+      const now = performance.now();
+      if (!this.queue.length) this.firstAt = now;
+      this.lastAt = now;
       this.queue.push({ outcome, route, resolve, reject });
       if (this.queue.length >= this.maxBatch) this.kick(0);
       else this.kick(this.flushMs);
@@ -58,10 +67,28 @@ export class CompletionBatcher {
   private kick(delay: number): void {
     if (this.timer && delay > 0) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flushing = this.flushing.then(() => this.flush());
-    }, delay);
+    this.timer = setTimeout(() => this.due(delay > 0), delay);
+  }
+
+  /**
+   * The batch is written once outcomes stop arriving for flushMs, when it is full, or maxWaitMs
+   * after its first outcome. A burst of deliveries (a second's runs due at once) finishes over
+   * a few hundred milliseconds; writing every 5 ms made dozens of small transactions, each a
+   * commit (a WAL flush) competing with the burst's own deliveries for the CPU.
+   */
+  private due(waited: boolean): void {
+    this.timer = undefined;
+    if (waited && this.queue.length < this.maxBatch) {
+      const now = performance.now();
+      const quietIn = this.lastAt + this.flushMs - now;
+      const capIn = this.firstAt + this.maxWaitMs - now;
+      const wait = Math.min(quietIn, capIn);
+      if (wait >= 1) {
+        this.timer = setTimeout(() => this.due(true), wait);
+        return;
+      }
+    }
+    this.flushing = this.flushing.then(() => this.flush());
   }
 
   /**
@@ -83,6 +110,7 @@ export class CompletionBatcher {
   private async flush(): Promise<void> {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
+      if (this.queue.length) this.firstAt = performance.now();
       for (;;) {
         try {
           const recorded = await this.write(batch);

@@ -6,10 +6,27 @@ import type { ClaimedRun } from '@belfry/db';
 import { revealTarget } from '@belfry/handlers';
 import type pg from 'pg';
 
+const OPENED_MAX = 4096;
+
 export class SigningSecrets {
   // The promise is cached, not just the answer: a herd's first deliveries for a tenant (hundreds
   // at once) then share one query and one decryption instead of each making their own.
   private readonly cache = new Map<string, { at: number; secrets: Promise<string[]> }>();
+  // Opened secrets by tenant and sealed bytes: the row is read again every ttlMs to see a
+  // rotation, but opening it (an HKDF and an AES-GCM decryption) is needed only when it changed.
+  // The same sealed bytes authenticate to the same plaintext under the same tenant's context.
+  private readonly opened = new Map<string, string>();
+
+  private open(tenantId: string, sealed: Buffer): string {
+    const key = `${tenantId}:${sealed.toString('base64')}`;
+    let plain = this.opened.get(key);
+    if (plain === undefined) {
+      plain = this.keyring.open(sealed, { tenantId, purpose: SIGNING_SECRET_PURPOSE });
+      if (this.opened.size >= OPENED_MAX) this.opened.clear();
+      this.opened.set(key, plain);
+    }
+    return plain;
+  }
 
   constructor(
     private readonly pool: pg.Pool,
@@ -40,7 +57,7 @@ export class SigningSecrets {
       [tenantId],
     );
     const row = rows[0];
-    const open = (sealed: Buffer) => this.keyring.open(sealed, { tenantId, purpose: SIGNING_SECRET_PURPOSE });
+    const open = (sealed: Buffer) => this.open(tenantId, sealed);
     return row
       ? [open(row.current_secret), ...(row.previous_live && row.previous_secret ? [open(row.previous_secret)] : [])]
       : [];

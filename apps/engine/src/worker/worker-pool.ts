@@ -111,6 +111,7 @@ export class WorkerPool {
     this.pumpScheduled = true;
     setImmediate(() => {
       this.pumpScheduled = false;
+      this.o.metrics?.inFlight.set(this.inflight.size);
       this.pump();
     });
   }
@@ -170,6 +171,8 @@ export class WorkerPool {
     );
     if (result.skipped) this.o.metrics?.runsFinished.inc({ outcome: 'skipped' }, result.skipped);
     for (const run of result.claimed) this.execute(lane, run);
+    // Set once per batch (and once per batch of finished runs, schedulePump), not per run.
+    if (result.claimed.length) this.o.metrics?.inFlight.set(this.inflight.size);
     if (result.fetched < room) lane.ready.drop(tenantId, priority);
     // Woken for work that was not there yet (clock edge): look once more shortly, rather than
     // waiting for the next discovery pass.
@@ -189,6 +192,7 @@ export class WorkerPool {
     const lane = this.lanes.get('container');
     if (!lane || this.stopping || this.inflight.has(run.id)) return false;
     this.execute(lane, run, true);
+    this.o.metrics?.inFlight.set(this.inflight.size);
     return true;
   }
 
@@ -205,7 +209,6 @@ export class WorkerPool {
     this.inflight.set(run.id, execution);
     lane.inflight++;
     this.addTenant(run.tenant_id, 1);
-    this.o.metrics?.inFlight.set(this.inflight.size);
     // Made only when a line is written: a child logger costs a serialization of its fields (and
     // the redaction pass), per run, and a successful run writes no line at the default level.
     let log: Log | undefined;
@@ -217,7 +220,6 @@ export class WorkerPool {
         this.inflight.delete(run.id);
         lane.inflight--;
         this.addTenant(run.tenant_id, -1);
-        this.o.metrics?.inFlight.set(this.inflight.size);
         this.schedulePump();
       });
   }
