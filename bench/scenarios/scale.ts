@@ -3,6 +3,7 @@
 // engine runs: selectDueEntries over half the partitions, batch 1000) and measure bytes per
 // job on disk.
 import { selectDueEntries } from '@belfry/db';
+import { withoutTargetDefaults } from '@belfry/handlers/schemas';
 import { benchDatabase } from '../lib/harness';
 import { summarize, type Summary } from '../lib/stats';
 
@@ -20,7 +21,10 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
   const db = await benchDatabase();
   try {
     await db.pool.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_scale', 'scale', 'scale')`);
-    const target = JSON.stringify({ type: 'http', url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {} });
+    // Stored as the API stores it: without the fields at their default (method, headers).
+    const target = JSON.stringify(
+      withoutTargetDefaults({ type: 'http', url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {} }),
+    );
     const t0 = Date.now();
     const chunk = 500_000;
     for (let from = 1; from <= o.jobs; from += chunk) {

@@ -86,6 +86,10 @@ describe('POST /api/v1/jobs', () => {
     expect(res.body.target).toEqual({ type: 'http', url: 'http://example.com/x', method: 'POST', headers: {} });
     expect(res.body.payload).toBeNull();
     expect(res.body.schedule.timezone).toBe('UTC');
+    // Stored without the target's defaults (they are filled in when read), answered whole by GET too.
+    const { rows } = await h.db.pool.query('SELECT target FROM jobs WHERE id = $1', [res.body.id]);
+    expect(rows[0]?.target).toEqual({ type: 'http', url: 'http://example.com/x' });
+    expect((await api.get(`/api/v1/jobs/${res.body.id}`)).body).toEqual(res.body);
   });
 
   it('anchors an interval at creation: next run is created + everySeconds', async () => {
