@@ -32,9 +32,9 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
       // Ids shaped like real ones (job_ + 26 chars); partition from a hash, as partitionOf does.
       await db.pool.query(
         `WITH j AS (
-           INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, target, payload, partition)
+           INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, anchor_at, target, payload, partition)
            SELECT 'job_' || upper(substr(md5(g::text), 1, 26)), 'ten_scale', 'job-' || g, 'cron', '0 * * * *', 'UTC',
-                  $3::jsonb, NULL, abs(hashtext(g::text)) % 1024
+                  NULL, $3::jsonb, NULL, abs(hashtext(g::text)) % 1024
            FROM generate_series($1::int, $2::int) AS g
            RETURNING id, partition
          )

@@ -99,6 +99,23 @@ describe('POST /api/v1/jobs', () => {
     expect(Date.parse(res.body.nextRunAt) - Date.parse(res.body.createdAt)).toBe(300_000);
   });
 
+  it('stores an anchor for intervals only (cron and one-off jobs never read it)', async () => {
+    const anchorOf = async (id: string) =>
+      (await h.db.pool.query('SELECT anchor_at FROM jobs WHERE id = $1', [id])).rows[0]?.anchor_at as Date | null;
+    const interval = await api.post('/api/v1/jobs', jobBody({ schedule: { type: 'interval', everySeconds: 60 } }));
+    expect((await anchorOf(interval.body.id))?.toISOString()).toBe(interval.body.createdAt);
+    const cron = await api.post('/api/v1/jobs', jobBody());
+    expect(await anchorOf(cron.body.id)).toBeNull();
+    const changed = await api.patch(`/api/v1/jobs/${interval.body.id}`, {
+      schedule: { type: 'cron', expression: '0 * * * *' },
+    });
+    expect(changed.status).toBe(200);
+    expect(await anchorOf(interval.body.id)).toBeNull();
+    const back = await api.patch(`/api/v1/jobs/${cron.body.id}`, { schedule: { type: 'interval', everySeconds: 120 } });
+    expect(Date.parse(back.body.nextRunAt) - Date.parse(back.body.updatedAt)).toBe(120_000);
+    expect((await anchorOf(cron.body.id))?.toISOString()).toBe(back.body.updatedAt);
+  });
+
   it('keeps a one-off runAt even when it is in the past (the scheduler runs it at once)', async () => {
     const runAt = new Date(Date.now() - 60_000).toISOString();
     const res = await api.post('/api/v1/jobs', jobBody({ schedule: { type: 'once', runAt } }));
