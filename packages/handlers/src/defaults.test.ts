@@ -29,6 +29,26 @@ describe('withoutTargetDefaults', () => {
   });
 });
 
+describe('the defaults stored targets rely on', () => {
+  // Stored targets leave these out: changing one changes every stored job that relied on it.
+  // Change one only with a migration writing the old value into those rows (defaults.ts).
+  it('are what they were when targets were first stored without them', () => {
+    const bare = (type: string) => withTargetDefaults({ type });
+    expect(bare('http')).toEqual({ type: 'http', method: 'POST', headers: {} });
+    expect(bare('amqp')).toEqual({ type: 'amqp', routingKey: '', persistent: true, headers: {} });
+    expect(bare('nats')).toEqual({ type: 'nats', headers: {} });
+    expect(bare('pull')).toEqual({ type: 'pull' });
+    expect(bare('container')).toEqual({
+      type: 'container',
+      env: {},
+      memoryMb: 512,
+      cpus: 1,
+      network: 'none',
+      pullPolicy: 'if-missing',
+    });
+  });
+});
+
 describe('withTargetDefaults', () => {
   it('gives back every kind whole', () => {
     for (const input of [

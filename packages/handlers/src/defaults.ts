@@ -7,6 +7,10 @@
 // Every reader of a stored target fills them back in through withTargetDefaults: the API's
 // answers (targetView) and delivery (revealTarget). A target stored whole (before this) reads
 // the same, so stored rows never need rewriting.
+//
+// So a kind's defaults are part of the stored format: changing one (or removing it) changes
+// every stored target that left the field out. Do it with a migration that first writes the
+// old default into those rows (`jsonb_set` where the field is missing).
 import type { z } from 'zod';
 import { KINDS } from './kinds';
 
