@@ -86,6 +86,10 @@ describe('POST /api/v1/jobs', () => {
     expect(res.body.target).toEqual({ type: 'http', url: 'http://example.com/x', method: 'POST', headers: {} });
     expect(res.body.payload).toBeNull();
     expect(res.body.schedule.timezone).toBe('UTC');
+    // Stored without the target's defaults (they are filled in when read), answered whole by GET too.
+    const { rows } = await h.db.pool.query('SELECT target FROM jobs WHERE id = $1', [res.body.id]);
+    expect(rows[0]?.target).toEqual({ type: 'http', url: 'http://example.com/x' });
+    expect((await api.get(`/api/v1/jobs/${res.body.id}`)).body).toEqual(res.body);
   });
 
   it('anchors an interval at creation: next run is created + everySeconds', async () => {
@@ -93,6 +97,23 @@ describe('POST /api/v1/jobs', () => {
     expect(res.status).toBe(201);
     expect(res.body.schedule).toEqual({ type: 'interval', everySeconds: 300 });
     expect(Date.parse(res.body.nextRunAt) - Date.parse(res.body.createdAt)).toBe(300_000);
+  });
+
+  it('stores an anchor for intervals only (cron and one-off jobs never read it)', async () => {
+    const anchorOf = async (id: string) =>
+      (await h.db.pool.query('SELECT anchor_at FROM jobs WHERE id = $1', [id])).rows[0]?.anchor_at as Date | null;
+    const interval = await api.post('/api/v1/jobs', jobBody({ schedule: { type: 'interval', everySeconds: 60 } }));
+    expect((await anchorOf(interval.body.id))?.toISOString()).toBe(interval.body.createdAt);
+    const cron = await api.post('/api/v1/jobs', jobBody());
+    expect(await anchorOf(cron.body.id)).toBeNull();
+    const changed = await api.patch(`/api/v1/jobs/${interval.body.id}`, {
+      schedule: { type: 'cron', expression: '0 * * * *' },
+    });
+    expect(changed.status).toBe(200);
+    expect(await anchorOf(interval.body.id)).toBeNull();
+    const back = await api.patch(`/api/v1/jobs/${cron.body.id}`, { schedule: { type: 'interval', everySeconds: 120 } });
+    expect(Date.parse(back.body.nextRunAt) - Date.parse(back.body.updatedAt)).toBe(120_000);
+    expect((await anchorOf(cron.body.id))?.toISOString()).toBe(back.body.updatedAt);
   });
 
   it('keeps a one-off runAt even when it is in the past (the scheduler runs it at once)', async () => {

@@ -8,7 +8,8 @@ export interface ScheduleColumns {
   timezone: string;
   run_at: Date | null;
   every_seconds: number | null;
-  anchor_at: Date;
+  /** intervals only (null for cron and one-off jobs since the anchor migration; older rows may hold one) */
+  anchor_at: Date | null;
 }
 
 export function specOf(row: ScheduleColumns): ScheduleSpec {
@@ -18,6 +19,6 @@ export function specOf(row: ScheduleColumns): ScheduleSpec {
     case 'cron':
       return { type: 'cron', expression: row.cron_expression as string, timezone: row.timezone };
     case 'interval':
-      return { type: 'interval', everySeconds: row.every_seconds as number, anchor: row.anchor_at };
+      return { type: 'interval', everySeconds: row.every_seconds as number, anchor: row.anchor_at as Date };
   }
 }

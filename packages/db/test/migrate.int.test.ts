@@ -154,6 +154,13 @@ describe('migrations', () => {
       await expect(client.query(`UPDATE jobs SET status = 'archived' WHERE id = 'job_a'`)).rejects.toMatchObject({
         code: '22P02',
       });
+      // The anchor migration: rows keep their anchor; only an interval must have one.
+      const anchors = await client.query('SELECT id FROM jobs WHERE anchor_at IS NULL');
+      expect(anchors.rows).toEqual([]);
+      await client.query(`UPDATE jobs SET anchor_at = NULL WHERE id IN ('job_a', 'job_b')`);
+      await expect(client.query(`UPDATE jobs SET anchor_at = NULL WHERE id = 'job_c'`)).rejects.toMatchObject({
+        code: '23514',
+      });
     } finally {
       await client.end().catch(() => {});
       rmSync(before, { recursive: true, force: true });

@@ -4,6 +4,7 @@
 // so the API and the web app can load it.
 import type { Lane, Priority, QueueRoute, TargetKind } from '@belfry/core';
 import { z } from 'zod';
+import { withTargetDefaults } from './defaults';
 import type { KindDefinition, RouteFields } from './kind';
 import { KINDS } from './kinds';
 import { maskTarget } from './secrets';
@@ -23,6 +24,7 @@ export {
   separateSecrets,
   type TargetSecrets,
 } from './secrets';
+export { withoutTargetDefaults, withTargetDefaults } from './defaults';
 export { KINDS } from './kinds';
 export { TargetHeaders } from './fields';
 export {
@@ -60,7 +62,10 @@ export const TargetInput = z.discriminatedUnion('type', KINDS.map((k) => k.input
     delete jsonSchema.discriminator;
   },
 });
-/** A target as stored in jobs.target (the input after defaults). */
+/**
+ * A target whole: the input after defaults. jobs.target holds it without the fields at their
+ * default (withoutTargetDefaults); read it through withTargetDefaults, targetView or revealTarget.
+ */
 export type StoredTarget = z.output<typeof TargetInput>;
 
 /** A target as the API answers it. */
@@ -98,5 +103,5 @@ export function targetView(stored: StoredTarget): TargetView {
   const kind = BY_TYPE.get(stored.type);
   if (!kind) throw new Error(`no kind '${stored.type}' is registered`);
   // Masked again here: rows stored before secrets were sealed hold them in the clear.
-  return kind.toView(maskTarget(kind.secrets, stored) as never) as TargetView;
+  return kind.toView(maskTarget(kind.secrets, withTargetDefaults(stored)) as never) as TargetView;
 }

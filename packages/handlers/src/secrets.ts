@@ -4,6 +4,7 @@
 // before delivery, and what `***` sent back in a change means (keep the stored value). No crypto
 // here: sealing is the caller's (a Keyring from @belfry/core), so the web app can load this.
 import { type Keyring, TARGET_SECRET_PURPOSE } from '@belfry/core';
+import { withoutTargetDefaults, withTargetDefaults } from './defaults';
 import { isSecretName, SECRET_MASK, type SecretFields } from './kind';
 import { KINDS } from './kinds';
 
@@ -204,7 +205,8 @@ const contextOf = (tenantId: string) => ({ tenantId, purpose: TARGET_SECRET_PURP
 /**
  * A target as a client sent it, made ready to store: `***` resolved against `current` (the
  * job's target now, revealed; null on create), every secret masked in the clear copy and
- * sealed into `sealed` (null when there are none). Issues are reported, not thrown.
+ * sealed into `sealed` (null when there are none), and the fields at their kind's default left
+ * out of the clear copy (defaults.ts). Issues are reported, not thrown.
  */
 export function sealTarget<T extends AnyTarget>(
   keyring: Pick<Keyring, 'seal'>,
@@ -216,19 +218,23 @@ export function sealTarget<T extends AnyTarget>(
   const { target, issues } = keepMaskedSecrets(spec, input, current);
   const { masked, secrets } = separateSecrets(spec, target);
   const sealed = secrets ? keyring.seal(JSON.stringify(secrets), contextOf(tenantId)) : null;
-  return { stored: masked, sealed, issues };
+  return { stored: withoutTargetDefaults(masked), sealed, issues };
 }
 
-/** The plaintext target of a stored one (a target stored before sealing existed passes through). */
+/**
+ * The plaintext target of a stored one, whole (its defaults filled in; a target stored before
+ * sealing existed has no sealed half).
+ */
 export function revealTarget<T extends AnyTarget>(
   keyring: Pick<Keyring, 'open'>,
   tenantId: string,
   stored: T,
   sealed: Uint8Array | null,
 ): T {
-  if (!sealed) return stored;
+  const whole = withTargetDefaults(stored);
+  if (!sealed) return whole;
   const secrets = JSON.parse(keyring.open(sealed, contextOf(tenantId))) as TargetSecrets;
-  return revealSecrets(secretFieldsOf(stored.type), stored, secrets);
+  return revealSecrets(secretFieldsOf(stored.type), whole, secrets);
 }
 
 /** The target as anyone may see it: every secret `***`. */

@@ -15,7 +15,7 @@ import { checkJobQuota } from './limits';
 import { nextRunAt } from './schedule-entries';
 import { type StorableTarget, storableTarget } from './target-secrets';
 
-/** The schedule columns of a job; intervals count from `anchor`. */
+/** The schedule columns of a job; intervals count from `anchor` (stored for intervals only). */
 export function scheduleColumns(schedule: ScheduleInput, anchor: Date) {
   return {
     schedule_type: schedule.type,
@@ -23,7 +23,7 @@ export function scheduleColumns(schedule: ScheduleInput, anchor: Date) {
     timezone: schedule.type === 'cron' ? schedule.timezone : 'UTC',
     run_at: schedule.type === 'once' ? schedule.runAt : null,
     every_seconds: schedule.type === 'interval' ? schedule.everySeconds : null,
-    anchor_at: anchor,
+    anchor_at: schedule.type === 'interval' ? anchor : null,
   } as const;
 }
 
@@ -159,7 +159,8 @@ export async function insertJobs(
                        target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                        timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition,
                        version, created_by, created_at, updated_at, target_secrets, runs_per_minute, alerts)
-     SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds, $2,
+     SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds,
+            CASE WHEN u.schedule_type = 'interval' THEN $2::timestamptz END,
             u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
             u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
             u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'), u.runs_per_minute,

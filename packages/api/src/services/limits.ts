@@ -81,7 +81,7 @@ async function fillMissingRates(db: Queryable, seq: number): Promise<void> {
       timezone: string;
       run_at: Date | null;
       every_seconds: number | null;
-      anchor_at: Date;
+      anchor_at: Date | null;
     }>(
       `SELECT id, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at
          FROM jobs j WHERE ${tenantJobsSql('$1').join(' AND ')} AND runs_per_minute IS NULL LIMIT 1000`,
