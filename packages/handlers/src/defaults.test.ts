@@ -71,7 +71,9 @@ describe('withTargetDefaults', () => {
   });
 
   it('never shares a default object between two reads', () => {
-    const a = withTargetDefaults({ type: 'http', url: 'https://e.com' }) as { headers: Record<string, string> };
+    const a = withTargetDefaults({ type: 'http', url: 'https://e.com' }) as unknown as {
+      headers: Record<string, string>;
+    };
     a.headers.x = 'y';
     expect(withTargetDefaults({ type: 'http', url: 'https://e.com' })).toMatchObject({ headers: {} });
   });
