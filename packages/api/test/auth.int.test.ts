@@ -202,6 +202,19 @@ describe('rate limits', () => {
     expect(ok).toBeLessThanOrEqual(6); // 5 + at most one refilled token during the burst
     expect(results.filter((r) => r.status === 429)).toHaveLength(20 - ok);
   });
+
+  it('a crowd larger than what is left gets what is left, and the rest 429', async () => {
+    const t = await makeTenant(h);
+    await h.db.pool.query('UPDATE tenants SET rate_limit_per_second = 1, rate_limit_burst = 5 WHERE id = $1', [
+      t.tenantId,
+    ]);
+    for (let i = 0; i < 3; i++) expect((await call(h, 'GET', '/api/v1/jobs', { key: t.key })).status).toBe(200);
+    const results = await Promise.all(Array.from({ length: 4 }, () => call(h, 'GET', '/api/v1/jobs', { key: t.key })));
+    const ok = results.filter((r) => r.status === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(2);
+    expect(ok).toBeLessThanOrEqual(3); // 2 + at most one refilled token meanwhile
+    for (const r of results.filter((r) => r.status === 429)) expect(r.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  });
 });
 
 describe('tenant isolation', () => {

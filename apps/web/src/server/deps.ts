@@ -3,7 +3,7 @@
 // client that only enqueues (engine nodes supervise), the key that seals stored secrets,
 // and the partition count fixed when the database was first migrated.
 import { ChannelSenders, dashboardLinks } from '@belfry/alerts';
-import { type ServiceDeps, systemClock } from '@belfry/api';
+import { prepareLeaseTokens, type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, PullWakeups, resolveDatabase } from '@belfry/db';
 import { ImageAllowList } from '@belfry/handlers/schemas';
@@ -49,6 +49,8 @@ async function buildDeps(): Promise<ServiceDeps> {
       localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),
       parseKeyList(env.BELFRY_DECRYPTION_KEYS),
     );
+    // Pull-queue lease-token keys derived now, not on the first claim while workers wait.
+    prepareLeaseTokens(keyring);
     const alertSender = new ChannelSenders({
       links: dashboardLinks(dashboardUrl()),
       allowPrivateTargets: env.BELFRY_ALLOW_PRIVATE_TARGETS,

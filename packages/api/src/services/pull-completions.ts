@@ -23,9 +23,14 @@ import { withTransaction } from '../sql/tx';
 const MAX_BATCH = 200;
 /**
  * Batches written at once per tenant. One: the completions that arrive meanwhile wait and go
- * together next (batches of ~75 in the bench instead of ~14 with two).
+ * together next (batches of ~75 in the bench instead of ~14 with two) — unless the batch being
+ * written is older than STUCK_MS (waiting on a lock: a PATCH holding one job's row, say): then
+ * another goes beside it, up to MAX_STUCK_IN_FLIGHT, so one locked job does not hold every other
+ * success of the tenant until their leases run out.
  */
 const MAX_IN_FLIGHT = 1;
+const STUCK_MS = 50;
+const MAX_STUCK_IN_FLIGHT = 8;
 
 interface Waiter {
   success: PullSuccess;
@@ -36,6 +41,8 @@ interface Waiter {
 interface Batcher {
   waiting: Waiter[];
   inFlight: number;
+  /** when the latest batch in flight started (performance.now()) */
+  startedAt: number;
   scheduled: boolean;
 }
 
@@ -60,7 +67,7 @@ export function finishPullSuccess(pool: pg.Pool, success: PullSuccess): Promise<
   const tenantId = success.lease.tenantId;
   let batcher = byTenant.get(tenantId);
   if (!batcher) {
-    batcher = { waiting: [], inFlight: 0, scheduled: false };
+    batcher = { waiting: [], inFlight: 0, startedAt: 0, scheduled: false };
     byTenant.set(tenantId, batcher);
   }
   const b = batcher;
@@ -78,17 +85,32 @@ function schedule(pool: pg.Pool, b: Batcher, forget: () => void): void {
     forget();
     return;
   }
-  if (b.scheduled || b.inFlight >= MAX_IN_FLIGHT || !b.waiting.length) return;
+  if (b.scheduled || !b.waiting.length) return;
+  const wait = waitBeforeNext(b);
+  if (wait === null) return; // the batch in flight schedules again when it ends
   b.scheduled = true;
-  // After the current I/O callbacks: the requests read in the same turn join this batch.
-  setImmediate(() => {
+  const go = () => {
     b.scheduled = false;
     flush(pool, b, forget);
-  });
+  };
+  // After the current I/O callbacks: the requests read in the same turn join this batch.
+  if (wait === 0) setImmediate(go);
+  else setTimeout(go, wait);
+}
+
+/** 0: a batch may start now; ms until one may start beside a stuck one; null: wait for one to end. */
+function waitBeforeNext(b: Batcher): number | null {
+  if (b.inFlight < MAX_IN_FLIGHT) return 0;
+  if (b.inFlight >= MAX_STUCK_IN_FLIGHT) return null;
+  return Math.max(0, Math.ceil(b.startedAt + STUCK_MS - performance.now()));
 }
 
 function flush(pool: pg.Pool, b: Batcher, forget: () => void): void {
-  if (b.inFlight >= MAX_IN_FLIGHT || !b.waiting.length) return;
+  if (!b.waiting.length) return;
+  if (waitBeforeNext(b) !== 0) {
+    schedule(pool, b, forget);
+    return;
+  }
   // One request per run in a batch: a completion sent twice (a client's retry) must find the
   // first one's outcome — 409 — not share its success. The second waits for the next batch.
   const batch: Waiter[] = [];
@@ -102,6 +124,7 @@ function flush(pool: pg.Pool, b: Batcher, forget: () => void): void {
   }
   b.waiting = later;
   b.inFlight++;
+  b.startedAt = performance.now();
   write(pool, batch)
     .then(
       (answers) => {
@@ -121,10 +144,9 @@ function flush(pool: pg.Pool, b: Batcher, forget: () => void): void {
 /** The batch's transaction: what completePullRun does for one success, for all of them. */
 function write(pool: pg.Pool, batch: Waiter[]): Promise<Map<string, FinishedPullRunRow[]>> {
   return withTransaction(pool, async (client) => {
-    const finished = await finishPullSuccesses(
-      client,
-      batch.map((w) => w.success),
-    );
+    // Rows locked in one order (by run id), so two batches in flight cannot deadlock.
+    const byRun = batch.map((w) => w.success).sort((x, y) => (x.lease.runId < y.lease.runId ? -1 : 1));
+    const finished = await finishPullSuccesses(client, byRun);
     const runs = [...finished.values()].map((rows) => rows[0] as FinishedPullRunRow);
     // A one-off whose run just succeeded is now completed; a success resolves the job's incidents.
     await completeFinishedJobs(

@@ -26,6 +26,28 @@ export async function takeToken(
   limits: BucketLimits,
   cost = 1,
 ): Promise<RateLimitDecision> {
+  const { taken, tokens } = await take(db, bucket, limits, cost);
+  return taken
+    ? { allowed: true, limit: limits.burst, remaining: Math.max(0, Math.floor(tokens)), retryAfterSeconds: 0 }
+    : refusal(limits, tokens, cost);
+}
+
+function refusal(limits: BucketLimits, tokens: number, cost: number): RateLimitDecision {
+  return {
+    allowed: false,
+    limit: limits.burst,
+    remaining: 0,
+    retryAfterSeconds: Math.max(1, Math.ceil((cost - tokens) / limits.perSecond)),
+  };
+}
+
+/** `cost` tokens taken, all or none: the tokens left after taking, or (refused) the tokens there are. */
+async function take(
+  db: Queryable,
+  bucket: string,
+  limits: BucketLimits,
+  cost: number,
+): Promise<{ taken: boolean; tokens: number }> {
   // The WHERE makes a denied request change nothing and return no row.
   const taken = await db.query<{ tokens: number }>(
     `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES ($1, $2::float8 - $4::float8, now())
@@ -35,20 +57,12 @@ export async function takeToken(
     [bucket, limits.burst, limits.perSecond, cost],
   );
   const row = taken.rows[0];
-  if (row) {
-    return { allowed: true, limit: limits.burst, remaining: Math.max(0, Math.floor(row.tokens)), retryAfterSeconds: 0 };
-  }
+  if (row) return { taken: true, tokens: row.tokens };
   const { rows } = await db.query<{ tokens: number }>(
     `SELECT ${REFILLED} AS tokens FROM rate_limit_buckets b WHERE b.key = $1`,
     [bucket, limits.burst, limits.perSecond],
   );
-  const tokens = rows[0]?.tokens ?? 0;
-  return {
-    allowed: false,
-    limit: limits.burst,
-    remaining: 0,
-    retryAfterSeconds: Math.max(1, Math.ceil((cost - tokens) / limits.perSecond)),
-  };
+  return { taken: false, tokens: rows[0]?.tokens ?? 0 };
 }
 
 interface BucketQueue {
@@ -66,10 +80,10 @@ const bucketQueues: WeakMap<object, Map<string, BucketQueue>> = queueHolder[QUEU
 
 /**
  * takeToken for one request, shared with the requests of the same bucket that arrive with it:
- * they take their tokens in one statement (a busy key's workers send a hundred completions at
- * once, and a statement each was a fifth of the API's round trips). All of them get a token when
- * the bucket holds enough for all; otherwise each takes its own in turn, as if they had come one
- * by one, so a bucket never gives more than it holds and a 429 is only answered when it is empty.
+ * they take their tokens together (a busy key's workers send a hundred completions at once, and
+ * a statement each was a fifth of the API's round trips). As many get a token as the bucket
+ * holds — never more — and the rest are refused, as if they had come one by one: a crowd costs
+ * at most two takes (four statements), however large it is and whether or not it is refused.
  */
 export function takeRequestToken(
   pool: object & Queryable,
@@ -103,23 +117,44 @@ async function drain(pool: Queryable, bucket: string, q: BucketQueue, queues: Ma
     const batch = q.waiting;
     q.waiting = [];
     try {
-      // More than a burst can never be taken at once (and the statement's first insert of a
-      // bucket assumes a cost within the burst): such a crowd takes its tokens one by one.
-      const all =
-        batch.length === 1 || batch.length <= q.limits.burst
-          ? await takeToken(pool, bucket, q.limits, batch.length)
-          : null;
-      if (all && (all.allowed || batch.length === 1)) {
-        // As if one by one: the first saw the most tokens left.
-        for (const [i, w] of batch.entries())
-          w.resolve({ ...all, remaining: all.allowed ? all.remaining + batch.length - 1 - i : 0 });
-      } else {
-        for (const w of batch) w.resolve(await takeToken(pool, bucket, q.limits));
-      }
+      const decisions = await takeUpTo(pool, bucket, q.limits, batch.length);
+      for (const [i, w] of batch.entries()) w.resolve(decisions[i] as RateLimitDecision);
     } catch (err) {
       for (const w of batch) w.reject(err);
     }
   }
   q.busy = false;
   if (queues.get(bucket) === q) queues.delete(bucket);
+}
+
+/**
+ * One token for each of `n` requests, as many as the bucket holds: all of them (never more than
+ * a burst: the first insert of a bucket assumes a cost within it), else what the refusal said
+ * was there (another node may take those first: then none). The first requests get the tokens,
+ * each seeing what was left after it, as one by one.
+ */
+async function takeUpTo(
+  pool: Queryable,
+  bucket: string,
+  limits: BucketLimits,
+  n: number,
+): Promise<RateLimitDecision[]> {
+  let want = Math.min(n, limits.burst);
+  let result = await take(pool, bucket, limits, want);
+  if (!result.taken && want > 1 && result.tokens >= 1) {
+    want = Math.min(want, Math.floor(result.tokens));
+    result = await take(pool, bucket, limits, want);
+  }
+  const granted = result.taken ? want : 0;
+  const left = result.tokens;
+  return Array.from({ length: n }, (_, i) =>
+    i < granted
+      ? {
+          allowed: true,
+          limit: limits.burst,
+          remaining: Math.max(0, Math.floor(left)) + granted - 1 - i,
+          retryAfterSeconds: 0,
+        }
+      : refusal(limits, left, 1),
+  );
 }

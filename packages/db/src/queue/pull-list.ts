@@ -4,9 +4,9 @@
 // states before 'active'), what is claimed (running runs of jobs targeting it) and the last claim.
 //
 // Paged in SQL so the answer stays bounded whatever the tenant's history holds: each source
-// yields at most `limit` names after the cursor in index order (jobs_pull_queue_idx,
-// pull_workers' key, pgboss.queue's key), the page is cut from their union, and only the page's
-// queues are counted. Claimed runs are found from the running runs (runs_lease_idx), never by
+// yields at most `limit` names after the cursor in index order (jobs_pull_queue_idx, probed
+// once per distinct name; pull_workers' key; pgboss.queue's key), the page is cut from their
+// union, and only the page's queues are counted. Claimed runs are found from the running runs (runs_lease_idx), never by
 // reading the tenant's finished ones. Names sort in the database's collation (C for the
 // embedded PostgreSQL: byte order).
 import type { Queryable } from '../sql/types';
@@ -42,17 +42,27 @@ function likePrefix(prefix: string): string {
 export async function pullQueuePage(db: Queryable, input: PullQueuePageInput): Promise<PullQueueRow[]> {
   const prefix = `${lanePrefix('pull')}${input.tenantId}.`;
   const { rows } = await db.query<PullQueueRow>(
-    `WITH running AS (
+    `WITH RECURSIVE running AS (
        -- one row per claimed run, named by the queue its job targets now
        SELECT (SELECT j.target->>'queue' FROM jobs j WHERE j.id = r.job_id AND j.target->>'type' = 'pull') AS name
          FROM runs r
         WHERE r.tenant_id = $1 AND r.status = 'running'
+     ), job_names(name) AS (
+       -- the next distinct name, one index probe each (a loose index scan): DISTINCT would read
+       -- every job of a queue with 100,000 jobs to find the name after it
+       (SELECT j.target->>'queue' FROM jobs j
+         WHERE j.tenant_seq = $2 AND j.deleted_at IS NULL AND j.target->>'type' = 'pull'
+           AND j.target->>'queue' > $5
+         ORDER BY 1 LIMIT 1)
+       UNION ALL
+       SELECT (SELECT j.target->>'queue' FROM jobs j
+                WHERE j.tenant_seq = $2 AND j.deleted_at IS NULL AND j.target->>'type' = 'pull'
+                  AND j.target->>'queue' > p.name
+                ORDER BY 1 LIMIT 1)
+         FROM job_names p WHERE p.name IS NOT NULL
      ), names AS (
        SELECT name FROM (
-         (SELECT DISTINCT j.target->>'queue' AS name FROM jobs j
-           WHERE j.tenant_seq = $2 AND j.deleted_at IS NULL AND j.target->>'type' = 'pull'
-             AND j.target->>'queue' > $5
-           ORDER BY 1 LIMIT $6)
+         (SELECT name FROM job_names WHERE name IS NOT NULL LIMIT $6)
          UNION
          (SELECT DISTINCT w.queue FROM pull_workers w
            WHERE w.tenant_id = $1 AND w.queue > $5

@@ -215,7 +215,7 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
          FROM done d JOIN run_attempts p
            ON p.run_id = d.id AND p.scheduled_time = d.scheduled_time AND p.tenant_id = d.tenant_id
           AND p.attempt < d.attempt
-        WHERE d.attempt > 1 AND p.scheduled_time = ANY($7::timestamptz[])`
+        WHERE d.attempt > 1 AND p.run_id = ANY($1::text[]) AND p.scheduled_time = ANY($7::timestamptz[])`
     : '';
   const { rows } = await tx.query<FinishedPullRunRow>(
     `WITH l AS (
@@ -226,7 +226,9 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
           SET status = 'succeeded', finished_at = now(), next_attempt_at = NULL, lease_expires_at = NULL,
               last_error = NULL
          FROM l
-        WHERE r.id = l.run_id AND r.scheduled_time = l.scheduled_time AND r.scheduled_time = ANY($7::timestamptz[])
+        -- r.id = ANY: found by key even when the day's statistics predate a herd (claim-runs.ts)
+        WHERE r.id = ANY($1::text[]) AND r.id = l.run_id AND r.scheduled_time = l.scheduled_time
+          AND r.scheduled_time = ANY($7::timestamptz[])
           AND r.tenant_id = l.tenant_id AND r.attempt = l.attempt AND r.worker_id = l.worker
           -- IS NOT DISTINCT FROM: the fence of = 'running', without steering the planner to the
           -- partial indexes on running runs (see complete-runs.ts).
@@ -240,8 +242,8 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
               duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - a.started_at) * 1000))::int,
               error = NULL, response_snippet = d.output
          FROM done d
-        WHERE a.run_id = d.id AND a.scheduled_time = d.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
-          AND a.attempt = d.attempt
+        WHERE a.run_id = ANY($1::text[]) AND a.run_id = d.id AND a.scheduled_time = d.scheduled_time
+          AND a.scheduled_time = ANY($7::timestamptz[]) AND a.attempt = d.attempt
        RETURNING a.run_id, a.attempt, a.worker_id, a.status, a.started_at, a.finished_at, a.http_status,
                  a.duration_ms, a.error, a.response_snippet, a.exit_code
      ), attempts AS (
