@@ -76,6 +76,10 @@ describe('migrations', () => {
         `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger, priority)
          VALUES ('run_a', 'ten_up', 'job_a', now(), 'succeeded', 'schedule', 'high')`,
       );
+      // Leases held and taken over a few times: the (partition, epoch) key builds over them.
+      await client.query(
+        `UPDATE partition_leases SET owner = 'node-old', epoch = partition % 3, expires_at = now() + interval '1 minute'`,
+      );
 
       const later = await migrate(url, { partitions: 16 });
       expect(later.applied).toEqual(
@@ -120,6 +124,11 @@ describe('migrations', () => {
           status_type: 'job_status',
         },
       ]);
+      const leases = await client.query<{ n: number; epochs: number }>(
+        `SELECT count(*)::int AS n, count(DISTINCT epoch)::int AS epochs FROM partition_leases WHERE owner = 'node-old'`,
+      );
+      expect(leases.rows).toEqual([{ n: 16, epochs: 3 }]);
+      expect((await client.query(`SELECT 'partition_leases_partition_epoch_key'::regclass`)).rowCount).toBe(1);
       const entries = await client.query('SELECT job_id, partition FROM schedule_entries');
       expect(entries.rows).toEqual([{ job_id: 'job_a', partition: 1 }]);
       const options = await client.query(`SELECT reloptions FROM pg_class WHERE relname = 'schedule_entries'`);

@@ -119,8 +119,11 @@ export class LeaseKeeper extends EventEmitter<{
     const held = this.partitions();
     const sentAt = performance.now();
     const { rows } = await this.pool.query<{ partition: number }>(
-      // Rows locked in partition order, as the scheduler's fencing lock takes them
-      // (lockPartitionLeases): two statements locking the same rows in different orders deadlock.
+      // FOR NO KEY UPDATE (expires_at only changes) does not wait for the scheduler's fencing
+      // lock, FOR KEY SHARE (lockPartitionLeases): a renewal must not queue behind scheduler
+      // batches for longer than the lease lasts. Rows locked in partition order, as every
+      // statement on these rows locks them: two statements locking the same rows in different
+      // orders deadlock.
       `WITH mine AS (
          SELECT pl.partition FROM partition_leases pl
          JOIN unnest($1::int[], $2::bigint[]) AS o(partition, epoch) ON pl.partition = o.partition AND pl.epoch = o.epoch
@@ -160,6 +163,12 @@ export class LeaseKeeper extends EventEmitter<{
     }
   }
 
+  /**
+   * Takes free or expired partitions, bumping their epoch. FOR UPDATE conflicts with the fencing
+   * lock (FOR KEY SHARE) of a scheduler transaction still open on a partition — its previous
+   * owner's, maybe paused past the lease — so SKIP LOCKED passes it by until the next tick;
+   * and changing epoch (a column of the unique (partition, epoch) index) needs FOR UPDATE anyway.
+   */
   private async acquire(count: number): Promise<void> {
     const sentAt = performance.now();
     const { rows } = await this.pool.query<{ partition: number; epoch: string; previous: string | null }>(
@@ -190,6 +199,12 @@ export class LeaseKeeper extends EventEmitter<{
     );
   }
 
+  /**
+   * Hands partitions back: owner NULL, epoch unchanged. It does not wait for this node's own
+   * scheduler transactions still open on them (their fencing lock is FOR KEY SHARE); that is
+   * safe because whoever takes a partition next bumps its epoch, which waits for those
+   * transactions, and a later scheduler transaction of this node finds the owner gone.
+   */
   private async release(partitions: OwnedPartition[]): Promise<void> {
     if (!partitions.length) return;
     await this.pool.query(

@@ -1,0 +1,22 @@
+-- Fencing without holding up lease renewal: makes partition_leases.epoch a key column.
+--
+-- A scheduler batch transaction locks the lease rows it writes for (lockPartitionLeases) so that
+-- no other node takes those partitions over while it writes. It took FOR SHARE, which also held
+-- off this node's own lease renewal (FOR NO KEY UPDATE): under a 20K herd a renewal waited up to
+-- 14 s behind scheduler batches, for a lease of 15 s the node stops trusting 1.5 s early — the
+-- node dropped its partitions and took them again. The fencing lock is now FOR KEY SHARE, which a
+-- renewal (it changes expires_at only) does not wait for, and which conflicts only with FOR
+-- UPDATE: a DELETE, or an UPDATE that changes a column of a unique, non-partial, non-expression
+-- index (one a foreign key could reference). With this index every change of epoch is such an
+-- UPDATE: a takeover (epoch + 1) waits for every open scheduler transaction that validated the
+-- old epoch, whatever the statement looks like. See docs/architecture.md (fencing).
+--
+-- The index is redundant as a constraint (partition is the primary key); it exists for its lock
+-- semantics, and for that it must stay unique, non-partial and on plain columns.
+--
+-- The table holds one small row per partition (1,024 by default): building the index takes
+-- milliseconds under a lock that holds writers of partition_leases meanwhile. At most 10 s to get
+-- that lock (an engine of the old version in a long transaction), else the migration fails and
+-- rolls back cleanly.
+SET LOCAL lock_timeout = '10s';
+CREATE UNIQUE INDEX partition_leases_partition_epoch_key ON partition_leases (partition, epoch);
