@@ -114,7 +114,12 @@ describe('partition lease fencing (FOR KEY SHARE and the (partition, epoch) key)
       await a.tick(); // renews; a wait for the fencing lock would fail it (lock_timeout)
       const renewed = await leases();
       expect(renewed.filter((l) => l.owner === 'fence-a' && (l.left_s ?? 0) > 45).map((l) => l.partition)).toEqual(all);
-      expect(a.partitions().map((h) => h.partition).sort((x, y) => x - y)).toEqual(all);
+      expect(
+        a
+          .partitions()
+          .map((h) => h.partition)
+          .sort((x, y) => x - y),
+      ).toEqual(all);
       expect(renewed.map((l) => l.epoch)).toEqual(held.map((h) => h.epoch));
     } finally {
       await tx.end();
