@@ -11,6 +11,7 @@ import { API_KEY_SCOPES, generateApiKey, hashApiKey, isWellFormedApiKey } from '
 import { authorize } from '../security/scopes';
 import { audit } from './audit';
 import { checkApiKeyQuota, prismaQueryable } from './limits';
+import { perPool } from './per-pool';
 import { type BucketLimits, type RateLimitDecision, takeRequestToken } from './rate-limit';
 
 export const ApiKeyCreateInput = z.strictObject({
@@ -153,18 +154,10 @@ interface KeyCacheEntry {
  * revocation clears it for all.
  */
 type KeyCache = Map<string, KeyCacheEntry>;
-const CACHES = Symbol.for('belfry.apiKeyCaches');
-const cacheHolder = globalThis as typeof globalThis & { [CACHES]?: WeakMap<object, KeyCache> };
-cacheHolder[CACHES] ??= new WeakMap();
-const keyCaches: WeakMap<object, KeyCache> = cacheHolder[CACHES];
+const keyCaches = perPool<KeyCacheEntry>('belfry.apiKeyCaches');
 
 function keyCache(deps: ServiceDeps): KeyCache {
-  let cache = keyCaches.get(deps.pool);
-  if (!cache) {
-    cache = new Map();
-    keyCaches.set(deps.pool, cache);
-  }
-  return cache;
+  return keyCaches(deps.pool);
 }
 
 /** After a revocation commits: this process refuses the keys at once (others within KEY_CACHE_MS). */

@@ -18,6 +18,7 @@ import {
 } from '@belfry/db';
 import type pg from 'pg';
 import { withTransaction } from '../sql/tx';
+import { perPool } from './per-pool';
 
 /** Successes per transaction: a claim's worth and then some; more wait for the next one. */
 const MAX_BATCH = 200;
@@ -49,21 +50,14 @@ interface Batcher {
 // Per database (a pool) and tenant, on globalThis like the API-key cache: one batcher per
 // tenant and process however many copies of this module a bundler makes. A tenant's batcher
 // goes when it is idle.
-const BATCHERS = Symbol.for('belfry.pullCompletionBatchers');
-const holder = globalThis as typeof globalThis & { [BATCHERS]?: WeakMap<pg.Pool, Map<string, Batcher>> };
-holder[BATCHERS] ??= new WeakMap();
-const batchers: WeakMap<pg.Pool, Map<string, Batcher>> = holder[BATCHERS];
+const batchers = perPool<Batcher>('belfry.pullCompletionBatchers');
 
 /**
  * Records a held lease's attempt as succeeded, with the successes that arrive with it. Answers
  * the run's rows (finishPullAttempt's shape), or null when the lease was no longer held.
  */
 export function finishPullSuccess(pool: pg.Pool, success: PullSuccess): Promise<FinishedPullRunRow[] | null> {
-  let byTenant = batchers.get(pool);
-  if (!byTenant) {
-    byTenant = new Map();
-    batchers.set(pool, byTenant);
-  }
+  const byTenant = batchers(pool);
   const tenantId = success.lease.tenantId;
   let batcher = byTenant.get(tenantId);
   if (!batcher) {

@@ -2,6 +2,7 @@
 // shared by every web node. Refill and take happen in one INSERT ... ON CONFLICT statement,
 // atomic under concurrency; time is the database's, so nodes with skewed clocks agree.
 import type { Queryable } from '../sql/tx';
+import { perPool } from './per-pool';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -71,12 +72,9 @@ interface BucketQueue {
   busy: boolean;
 }
 
-// Per pool, per bucket: the requests waiting to take their token. On globalThis so that every
-// copy of this module in a process shares them.
-const QUEUES = Symbol.for('belfry.rateLimitQueues');
-const queueHolder = globalThis as typeof globalThis & { [QUEUES]?: WeakMap<object, Map<string, BucketQueue>> };
-queueHolder[QUEUES] ??= new WeakMap();
-const bucketQueues: WeakMap<object, Map<string, BucketQueue>> = queueHolder[QUEUES];
+// Per pool, per bucket: the requests waiting to take their token, shared by every copy of this
+// module in the process.
+const bucketQueues = perPool<BucketQueue>('belfry.rateLimitQueues');
 
 /**
  * takeToken for one request, shared with the requests of the same bucket that arrive with it:
@@ -90,11 +88,7 @@ export function takeRequestToken(
   bucket: string,
   limits: BucketLimits,
 ): Promise<RateLimitDecision> {
-  let queues = bucketQueues.get(pool);
-  if (!queues) {
-    queues = new Map();
-    bucketQueues.set(pool, queues);
-  }
+  const queues = bucketQueues(pool);
   let q = queues.get(bucket);
   if (!q) {
     q = { limits, waiting: [], busy: false };
