@@ -71,6 +71,16 @@ describe('partition lease fencing (FOR KEY SHARE and the (partition, epoch) key)
   };
   const runsOf = async (jobId: string) =>
     (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE job_id = $1', [jobId])).rows[0]?.n;
+  /** A due job, node fence-a holding its partition, and fence-a's scheduler transaction open on that lease. */
+  const schedulerHoldingDueJob = async () => {
+    const job = await dueJob();
+    const p = job.partition;
+    const a = keeper('fence-a');
+    await a.tick();
+    const mine = a.partitions().find((h) => h.partition === p)!;
+    const tx = await openSchedulerTransaction('fence-a', [mine]);
+    return { job, p, a, mine, tx };
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -127,13 +137,7 @@ describe('partition lease fencing (FOR KEY SHARE and the (partition, epoch) key)
   });
 
   it('a takeover waits for the open scheduler transaction, then bumps the epoch; the old owner is fenced out', async () => {
-    const job = await dueJob();
-    const p = job.partition;
-    const a = keeper('fence-a');
-    await a.tick();
-    const mine = a.partitions().find((h) => h.partition === p)!;
-
-    const tx = await openSchedulerTransaction('fence-a', [mine]);
+    const { job, p, a, mine, tx } = await schedulerHoldingDueJob();
     let takeover: Promise<pg.QueryResult> | undefined;
     const taker = await db.pool.connect();
     try {
@@ -185,13 +189,7 @@ describe('partition lease fencing (FOR KEY SHARE and the (partition, epoch) key)
   });
 
   it('a release does not wait for the scheduler transaction, yet no one takes the partition before it ends', async () => {
-    const job = await dueJob();
-    const p = job.partition;
-    const a = keeper('fence-a');
-    await a.tick();
-    const mine = a.partitions().find((h) => h.partition === p)!;
-
-    const tx = await openSchedulerTransaction('fence-a', [mine]);
+    const { job, p, a, mine, tx } = await schedulerHoldingDueJob();
     const b = keeper('fence-b');
     try {
       expect(tx.valid).toEqual([p]);
