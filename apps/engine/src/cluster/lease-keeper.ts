@@ -17,6 +17,12 @@ export interface LeaseKeeperConfig {
   tickMs?: number;
   /** nodes whose heartbeat is older than this are considered dead; default leaseMs */
   nodeTimeoutMs?: number;
+  /**
+   * how soon to try again while this node holds less than its fair share and no partition was
+   * free to take (another node still holds the excess and gives it back on its own tick);
+   * default min(250 ms, tickMs)
+   */
+  hungryTickMs?: number;
 }
 
 export interface OwnedPartition {
@@ -38,7 +44,12 @@ export class LeaseKeeper extends EventEmitter<{
   private running: Promise<void> | undefined;
   private stopped = false;
   readonly tickMs: number;
+  private readonly hungryTickMs: number;
   private readonly nodeTimeoutMs: number;
+  /** below the fair share after the last tick: the next one comes after hungryTickMs */
+  private hungry = false;
+  /** when (performance.now()) the leases were last renewed */
+  private renewedAt = Number.NEGATIVE_INFINITY;
   takeovers = 0;
   private failures = 0;
 
@@ -49,6 +60,7 @@ export class LeaseKeeper extends EventEmitter<{
   ) {
     super();
     this.tickMs = config.tickMs ?? Math.max(500, Math.floor(config.leaseMs / 5));
+    this.hungryTickMs = config.hungryTickMs ?? Math.min(250, this.tickMs);
     this.nodeTimeoutMs = config.nodeTimeoutMs ?? config.leaseMs;
   }
 
@@ -91,11 +103,18 @@ export class LeaseKeeper extends EventEmitter<{
     this.expiryTimer.unref();
     this.stopped = false;
     await this.tick();
+    // While below its fair share this node looks again every hungryTickMs: a node that holds
+    // more than its share gives the excess back on its own tick, and until someone takes them
+    // those partitions have no scheduler (a new node's arrival, a rolling restart). Waiting a
+    // whole tick for them left a third of the partitions unscheduled for up to 3 s.
     const loop = () => {
       if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.tick().finally(loop);
-      }, this.tickMs);
+      this.timer = setTimeout(
+        () => {
+          this.running = this.tick().finally(loop);
+        },
+        this.hungry ? this.hungryTickMs : this.tickMs,
+      );
     };
     loop();
   }
@@ -103,7 +122,8 @@ export class LeaseKeeper extends EventEmitter<{
   async tick(): Promise<void> {
     this.expireByOwnClock();
     try {
-      await this.renew();
+      // A hungry tick only looks for partitions; renewal keeps its own pace.
+      if (!this.hungry || performance.now() - this.renewedAt >= this.tickMs) await this.renew();
       await this.rebalance();
       if (this.failures) this.log.info({ failures: this.failures }, 'lease ticks succeed again');
       this.failures = 0;
@@ -115,9 +135,10 @@ export class LeaseKeeper extends EventEmitter<{
   }
 
   private async renew(): Promise<void> {
+    const sentAt = performance.now();
+    this.renewedAt = sentAt;
     if (this.owned.size === 0) return;
     const held = this.partitions();
-    const sentAt = performance.now();
     const { rows } = await this.pool.query<{ partition: number }>(
       // FOR NO KEY UPDATE (expires_at only changes) does not wait for the scheduler's fencing
       // lock, FOR KEY SHARE (lockPartitionLeases): a renewal must not queue behind scheduler
@@ -161,6 +182,7 @@ export class LeaseKeeper extends EventEmitter<{
     } else if (this.owned.size > fair) {
       await this.release(this.partitions().slice(fair));
     }
+    this.hungry = this.owned.size < fair;
   }
 
   /**
