@@ -19,7 +19,7 @@ describe('claimFromQueue', () => {
   beforeAll(async () => {
     db = await createQueueTestDatabase();
     boss = db.boss;
-    deps = { pool: db.pool, boss, workerId: 'claim-test', runLeaseMs: 30_000 };
+    deps = { pool: db.pool, workerId: 'claim-test', runLeaseMs: 30_000 };
     tenantId = (await insertTenant(db.pool)).id;
     queue = queueName({ lane: 'push', tenantId, priority: 'normal' });
   });
