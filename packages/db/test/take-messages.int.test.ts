@@ -61,9 +61,7 @@ describe('takeMessages', () => {
     await put(QUEUE, ['urgent'], { priority: 5 });
     await put(QUEUE, ['later'], { startAfter: new Date(Date.now() + 3_600_000) });
     await put(QUEUE, ['blocked']);
-    await db.pool.query(`UPDATE pgboss.job SET blocked = true WHERE name = $1 AND data->>'runId' = 'blocked'`, [
-      QUEUE,
-    ]);
+    await db.pool.query(`UPDATE pgboss.job SET blocked = true WHERE name = $1 AND data->>'runId' = 'blocked'`, [QUEUE]);
     await put(OTHER, ['elsewhere']);
 
     const taken = await take(10);
@@ -74,9 +72,7 @@ describe('takeMessages', () => {
       expect(m.data.scheduledTime).toBe(due.toISOString());
     }
     expect(await waiting()).toEqual(['blocked', 'later']);
-    expect((await queuedMessages(db.pool)).filter((m) => m.name === OTHER).map((m) => m.runId)).toEqual([
-      'elsewhere',
-    ]);
+    expect((await queuedMessages(db.pool)).filter((m) => m.name === OTHER).map((m) => m.runId)).toEqual(['elsewhere']);
     expect(await take(10)).toEqual([]);
   });
 

@@ -3,13 +3,7 @@
 // run still runs are recorded skipped, and the rest are claimed under this worker's lease — so a
 // crash at any point leaves either the messages (the delete rolled back) or the leased runs (for
 // the reaper), never neither.
-import {
-  claimRuns,
-  type ClaimedRun,
-  skipOverlappingRuns,
-  takeMessages,
-  withTransaction,
-} from '@belfry/db';
+import { claimRuns, type ClaimedRun, skipOverlappingRuns, takeMessages, withTransaction } from '@belfry/db';
 import type pg from 'pg';
 
 export interface ClaimDeps {

@@ -1,4 +1,4 @@
-// Fetch-and-claim on its own, on real PostgreSQL and pg-boss: due messages become runs leased to
+// Take-and-claim on its own, on real PostgreSQL and pg-boss: due messages become runs leased to
 // this worker with an attempt opened, in one transaction that also deletes the messages; a
 // message whose run is no longer claimable is dropped; overlap-skip runs are recorded skipped.
 import { claimRuns, type QueueClient, queuedMessages, queueName } from '@belfry/db';
