@@ -30,6 +30,9 @@ export async function takeMessages<T = RunMessage>(
 ): Promise<TakenMessage<T>[]> {
   // Through pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
   // (job_common for every queue created with QUEUE_OPTIONS) on both the scan and the delete.
+  // The chosen ids reach the DELETE as one array (an InitPlan), as in pg-boss's own fetch with
+  // group concurrency: the delete is then a primary-key probe per message whatever the planner
+  // guesses for LIMIT $2 (a generic plan joined `next` against the whole queue instead).
   // The final ORDER BY only sorts the returned rows: DELETE ... RETURNING promises no order.
   const { rows } = await db.query<TakenMessage<T>>(
     `WITH next AS (
@@ -41,8 +44,7 @@ export async function takeMessages<T = RunMessage>(
           FOR UPDATE OF j SKIP LOCKED
      ), taken AS (
        DELETE FROM pgboss.job j
-        USING next
-        WHERE j.name = $1 AND j.id = next.id
+        WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM next))
        RETURNING j.id, j.data, j.priority, j.created_on,
                  CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END AS retry_count
      )
