@@ -1,21 +1,13 @@
-// Fetch-and-claim for one queue, in ONE transaction: up to `room` due messages are fetched,
-// overlap-skip runs whose previous run still runs are recorded skipped, the rest are claimed
-// under this worker's lease, and the messages are deleted — so a crash at any point leaves
-// either the messages (rolled back to queued) or the leased runs (for the reaper), never neither.
-import {
-  claimRuns,
-  type ClaimedRun,
-  pgExecutor,
-  type QueueClient,
-  type RunMessage,
-  skipOverlappingRuns,
-  withTransaction,
-} from '@belfry/db';
+// Take-and-claim for one queue, in ONE transaction: up to `room` due messages are taken off the
+// queue (deleted: the run row, not the message, is the history), overlap-skip runs whose previous
+// run still runs are recorded skipped, and the rest are claimed under this worker's lease — so a
+// crash at any point leaves either the messages (the delete rolled back) or the leased runs (for
+// the reaper), never neither.
+import { claimRuns, type ClaimedRun, skipOverlappingRuns, takeMessages, withTransaction } from '@belfry/db';
 import type pg from 'pg';
 
 export interface ClaimDeps {
   pool: pg.Pool;
-  boss: QueueClient;
   workerId: string;
   runLeaseMs: number;
 }
@@ -33,8 +25,7 @@ export async function claimFromQueue(deps: ClaimDeps, queue: string, room: numbe
   await withTransaction(
     deps.pool,
     async (client) => {
-      const db = pgExecutor(client);
-      const jobs = await deps.boss.fetch<RunMessage>(queue, { batchSize: room, db });
+      const jobs = await takeMessages(client, queue, room);
       result.fetched = jobs.length;
       if (!jobs.length) return;
       const ids = jobs.map((j) => j.data.runId);
@@ -50,13 +41,6 @@ export async function claimFromQueue(deps: ClaimDeps, queue: string, room: numbe
         result.skipped = skipped.length;
       }
       result.claimed = await claimRuns(client, deps.workerId, deps.runLeaseMs, ids, times);
-      // Deleted rather than completed: the run row is the history, and a delete writes no new
-      // row version (nor index entries) and leaves pg-boss nothing to clean up.
-      await deps.boss.deleteJob(
-        queue,
-        jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
-        { db },
-      );
     },
     { maxTries: 1 },
   );

@@ -165,7 +165,7 @@ export class WorkerPool {
   private async claim(lane: Lane, queue: string, tenantId: string, priority: Priority, room: number): Promise<void> {
     const { config } = this.o;
     const result = await claimFromQueue(
-      { pool: this.o.pool, boss: this.o.boss, workerId: config.workerId, runLeaseMs: config.runLeaseMs },
+      { pool: this.o.pool, workerId: config.workerId, runLeaseMs: config.runLeaseMs },
       queue,
       room,
     );

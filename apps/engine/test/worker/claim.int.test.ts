@@ -1,4 +1,4 @@
-// Fetch-and-claim on its own, on real PostgreSQL and pg-boss: due messages become runs leased to
+// Take-and-claim on its own, on real PostgreSQL and pg-boss: due messages become runs leased to
 // this worker with an attempt opened, in one transaction that also deletes the messages; a
 // message whose run is no longer claimable is dropped; overlap-skip runs are recorded skipped.
 import { claimRuns, type QueueClient, queuedMessages, queueName } from '@belfry/db';
@@ -19,7 +19,7 @@ describe('claimFromQueue', () => {
   beforeAll(async () => {
     db = await createQueueTestDatabase();
     boss = db.boss;
-    deps = { pool: db.pool, boss, workerId: 'claim-test', runLeaseMs: 30_000 };
+    deps = { pool: db.pool, workerId: 'claim-test', runLeaseMs: 30_000 };
     tenantId = (await insertTenant(db.pool)).id;
     queue = queueName({ lane: 'push', tenantId, priority: 'normal' });
   });

@@ -1,7 +1,7 @@
 // Pull queues (docs/api.md "Pull queues"): a tenant's own workers claim the runs of `pull`
 // targets, keep their leases alive and report how each attempt ended. This file: the claim. A
-// claim fetches due messages from the tenant's queue `p.<tenant>.<queue>` and leases their runs
-// in one transaction (as engine workers do); a long-poll waits on the process's PullWakeups
+// claim takes due messages off the tenant's queue `p.<tenant>.<queue>` and leases their runs in
+// one transaction (as engine workers do); a long-poll waits on the process's PullWakeups
 // between tries. Heartbeat and completion: pull-leases.ts; the queue listing: pull-queue-list.ts.
 import {
   claimPullRuns,
@@ -12,9 +12,9 @@ import {
   pullQueueNextDue,
   queueName,
   recordPullWorker,
-  type RunMessage,
   selectRunRoutes,
   skipOverlappingRuns,
+  takeMessages,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
@@ -37,7 +37,7 @@ function workerOf(actor: Actor, given: string | undefined): string {
 
 /**
  * Claims up to `max` due runs of the queue, waiting up to `waitSeconds` for one when none is
- * due. Never hands out a run before it is due (pg-boss fetches only messages whose start time
+ * due. Never hands out a run before it is due (takeMessages takes only messages whose start time
  * has come). `signal`: the client went away — stop waiting and claim nothing more.
  */
 export async function claimFromPullQueue(
@@ -97,8 +97,7 @@ async function claimOnce(deps: ServiceDeps, name: string, worker: string, body: 
   return withTransaction(
     deps.pool,
     async (client) => {
-      const db = pgExecutor(client);
-      const jobs = await deps.queue.fetch<RunMessage>(name, { batchSize: body.max, db });
+      const jobs = await takeMessages(client, name, body.max);
       if (!jobs.length) return [];
       const ids = jobs.map((j) => j.data.runId);
       const times = jobs.map((j) => new Date(j.data.scheduledTime));
@@ -110,7 +109,7 @@ async function claimOnce(deps: ServiceDeps, name: string, worker: string, body: 
       if (moved.length) {
         await enqueueRuns(
           deps.queue,
-          db,
+          pgExecutor(client),
           moved.map((r) => ({
             runId: r.id,
             route: routeOf({ type: r.target_type, queue: r.target_queue }, r.tenant_id, r.priority),
@@ -135,11 +134,6 @@ async function claimOnce(deps: ServiceDeps, name: string, worker: string, body: 
         body.leaseSeconds * 1000,
         keep.map((j) => j.data.runId),
         keep.map((j) => new Date(j.data.scheduledTime)),
-      );
-      await deps.queue.deleteJob(
-        name,
-        jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
-        { db },
       );
       return claimed;
     },

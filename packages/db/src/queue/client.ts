@@ -1,14 +1,14 @@
-// The pg-boss instance a process uses to enqueue (web, engine) and to fetch (engine workers).
-// Queues are created on first use and remembered; their options keep pg-boss small, because
-// the runs table, not pg-boss, is the history.
+// The pg-boss instance a process uses to enqueue (web, engine); claims take messages with their
+// own statement (take.ts). Queues are created on first use and remembered; their options keep
+// pg-boss small, because the runs table, not pg-boss, is the history.
 import { PgBoss } from 'pg-boss';
 
 export type QueueClient = PgBoss;
 
 export const QUEUE_OPTIONS = {
   policy: 'standard',
-  // Only the window between fetch and claim relies on pg-boss's expiry (a worker that dies
-  // there): after the claim the message is completed and the run's own lease takes over.
+  // A claim deletes its messages without ever making them 'active' (take.ts), so pg-boss's expiry
+  // and retries never apply to them: the run's own lease covers a worker that dies.
   expireInSeconds: 60,
   retryLimit: 20,
   retryDelay: 1,

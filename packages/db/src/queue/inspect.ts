@@ -7,7 +7,7 @@ export interface QueuedMessage {
   runId: string;
   scheduledTime: string;
   startAfter: Date;
-  /** pg-boss's state: 'created' and 'retry' wait; 'active' is fetched and not yet settled */
+  /** pg-boss's state: 'created' and 'retry' wait (claims delete messages, never make them 'active') */
   state: string;
 }
 
