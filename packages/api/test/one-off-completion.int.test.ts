@@ -84,7 +84,9 @@ describe('a one-off', () => {
     const old = await materialize(job.id, first);
     await setRun(old, 'running');
     const later = at(HOUR);
-    const patched = await api.patch(`/api/v1/jobs/${job.id}`, { schedule: { type: 'once', runAt: later.toISOString() } });
+    const patched = await api.patch(`/api/v1/jobs/${job.id}`, {
+      schedule: { type: 'once', runAt: later.toISOString() },
+    });
     expect(patched.body).toMatchObject({ status: 'active', nextRunAt: later.toISOString() });
 
     const next = await materialize(job.id, later);
@@ -166,5 +168,56 @@ describe('a recurring job whose schedule ended', () => {
     expect(await statusOf(jobId)).toBe('active');
     expect(await setRun(yesterday, 'succeeded')).toEqual([jobId]);
     expect(await statusOf(jobId)).toBe('completed');
+  });
+});
+
+describe('completing while another transaction changes the job', () => {
+  /** Resolves once some session of this database waits for a lock held by `holder`. */
+  async function lockWaitBehind(holder: { query: typeof h.db.pool.query }): Promise<void> {
+    const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    for (;;) {
+      const waiting = await h.db.pool.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND $1 = ANY(pg_blocking_pids(pid))`,
+        [rows[0]?.pid],
+      );
+      if (waiting.rowCount) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Finishes the job's run while `change` holds the job row; answers what the completion did. */
+  async function finishDuring(change: string): Promise<{ jobId: string; completed: string[] }> {
+    const runAt = at(-5 * SECOND);
+    const job = await createOnce(runAt);
+    const run = await materialize(job.id, runAt);
+    await h.db.pool.query(`UPDATE runs SET status = 'succeeded', finished_at = now() WHERE id = $1`, [run]);
+    const other = await h.db.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(change, [job.id]);
+      const completion = completeFinishedJobs(h.db.pool, [job.id]);
+      await lockWaitBehind(other);
+      await other.query('COMMIT');
+      return { jobId: job.id, completed: await completion };
+    } finally {
+      other.release();
+    }
+  }
+
+  it('sees a schedule entry that the change gave the job, and leaves it active', async () => {
+    const { jobId, completed } = await finishDuring(
+      `WITH j AS (UPDATE jobs SET version = version + 1, updated_at = now() WHERE id = $1 RETURNING id, partition)
+       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, now() + interval '1 hour' FROM j`,
+    );
+    expect(completed).toEqual([]);
+    expect(await statusOf(jobId)).toBe('active');
+  });
+
+  it('completes the row as the change left it (a new row version)', async () => {
+    const { jobId, completed } = await finishDuring(`UPDATE jobs SET name = 'renamed' WHERE id = $1`);
+    expect(completed).toEqual([jobId]);
+    const { rows } = await h.db.pool.query('SELECT name, status FROM jobs WHERE id = $1', [jobId]);
+    expect(rows[0]).toEqual({ name: 'renamed', status: 'completed' });
   });
 });

@@ -4,19 +4,24 @@
 -- growing with retention. A one-off whose schedule never changed (version 1: every change of
 -- a job bumps its version, and only a PATCH changes run_at or schedule_type) has scheduled runs
 -- only at its run_at (runs_occurrence_key: at most one), so its check is that one occurrence,
--- one probe of one partition (pruned at run time by the job's run_at). Every other job — a
--- one-off rescheduled, paused and resumed, or once recurring (whose schedule ended), which may
--- still have an open run of an earlier schedule at another time — keeps the check over every
--- partition. CASE evaluates only the branch it takes, so each job pays for one of the two.
+-- one probe of one partition (pruned at run time by the job's run_at). Every other job keeps
+-- the check over every partition: a one-off that was rescheduled (or paused, changed and
+-- resumed) may still have an open run of its earlier schedule, which a PATCH leaves to finish,
+-- and a recurring job whose schedule ended has runs at many times. CASE evaluates only the
+-- branch it takes, so each job pays for one of the two checks. The UPDATE finds the rows the
+-- first statement locked by their ctid (of the locked, latest version: nothing else can change
+-- a row this transaction holds locked), one heap read instead of another descent of jobs_pkey;
+-- the ids stay a condition as well.
 CREATE OR REPLACE FUNCTION belfry_complete_finished_jobs(job_ids text[]) RETURNS SETOF text
 LANGUAGE plpgsql VOLATILE
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
   candidates text[];
+  tids tid[];
 BEGIN
-  SELECT array_agg(c.id) INTO candidates
-    FROM (SELECT j.id FROM jobs j
+  SELECT array_agg(c.id), array_agg(c.ctid) INTO candidates, tids
+    FROM (SELECT j.id, j.ctid FROM jobs j
            WHERE j.id = ANY(job_ids) AND j.status = 'active'
              AND NOT EXISTS (SELECT 1 FROM schedule_entries e WHERE e.job_id = j.id OFFSET 0)
            ORDER BY j.id
@@ -27,7 +32,7 @@ BEGIN
   -- A new statement: a fresh snapshot, which sees what the lock waited for.
   RETURN QUERY
     UPDATE jobs j SET status = 'completed', updated_at = now()
-     WHERE j.id = ANY(candidates) AND j.status = 'active'
+     WHERE j.ctid = ANY(tids) AND j.id = ANY(candidates) AND j.status = 'active'
        AND NOT EXISTS (SELECT 1 FROM schedule_entries e WHERE e.job_id = j.id OFFSET 0)
        AND CASE WHEN j.schedule_type = 'once' AND j.version = 1
          THEN NOT EXISTS (SELECT 1 FROM runs r
