@@ -143,6 +143,28 @@ describe('a one-off', () => {
     expect(await statusOf(job.id)).toBe('completed');
   });
 
+  it('whose run_at has microseconds (written by hand) finds its run at the millisecond the engine used', async () => {
+    const runAt = at(-5 * SECOND);
+    const job = await createOnce(runAt);
+    await h.db.pool.query(`UPDATE jobs SET run_at = run_at + interval '300 microseconds' WHERE id = $1`, [job.id]);
+    const run = await materialize(job.id, runAt);
+    expect(await setRun(run, 'running')).toEqual([]);
+    expect(await statusOf(job.id)).toBe('active');
+    expect(await setRun(run, 'succeeded')).toEqual([job.id]);
+  });
+
+  it('whose manual run finishes before its occurrence has come stays active', async () => {
+    const job = await createOnce(at(HOUR));
+    const manual = newId('run');
+    await h.db.pool.query(
+      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
+       VALUES ($1, $2, $3, now(), 'running', 1, 'manual')`,
+      [manual, t.tenantId, job.id],
+    );
+    expect(await setRun(manual, 'succeeded')).toEqual([]);
+    expect(await statusOf(job.id)).toBe('active');
+  });
+
   it('manual runs do not keep it active', async () => {
     const runAt = at(-5 * SECOND);
     const job = await createOnce(runAt);
