@@ -1,7 +1,10 @@
 // Changes to existing jobs: patch, pause, resume, delete. Each locks the job row, changes
 // the job, its schedule entry and its not-yet-started runs in one transaction, bumps the
 // job's version and writes the audit log. The engine's scheduler only ever sees a job with
-// an entry (active, due) or without one.
+// an entry (active, due) or without one. The version bump is also what tells
+// belfry_complete_finished_jobs that a one-off may have an open run at another time than its
+// run_at (a run of its schedule before the change, which a PATCH leaves to finish), so no
+// change of a schedule may skip it.
 import { isFinishedRunStatus, runsPerMinute } from '@belfry/core';
 import { revealTarget } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';

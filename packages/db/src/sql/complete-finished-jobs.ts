@@ -1,6 +1,7 @@
 // A job whose schedule is exhausted (a one-off whose occurrence was materialized) stays
 // `active` until that occurrence's run has finished — succeeded, dead, cancelled or skipped —
-// and only then becomes `completed` (contract: "a one-off whose run has finished"). Every
+// and only then becomes `completed` (contract: "a one-off whose run has finished"), never while
+// a scheduled run of it is still open, even one of a schedule it had before a PATCH. Every
 // place that finishes scheduled runs, or retires a schedule entry, calls this with the jobs
 // involved, inside its own transaction.
 import type { Queryable } from './types';
@@ -21,6 +22,13 @@ import type { Queryable } from './types';
  * In the function, OFFSET 0 keeps each NOT EXISTS a per-job probe (an index lookup by job_id)
  * instead of an anti join: with the statistics of a day's partition taken before a herd, the planner joined the
  * batch's jobs against every open run of the partition (12,000+ rows read per batch of 200).
+ *
+ * The open-run check of a one-off whose schedule never changed (version 1) looks only at its
+ * occurrence at run_at — one partition, pruned at run time (migration 20261201120200) — since
+ * all its scheduled runs are there. Any other job (a one-off rescheduled, or paused and resumed,
+ * may still have an open run of its earlier schedule; a recurring job whose schedule ended) is
+ * checked over every partition. So every change of a job's schedule must bump `version`
+ * (packages/api/src/services/job-changes.ts does, on every change).
  */
 export async function completeFinishedJobs(tx: Queryable, jobIds: readonly string[]): Promise<string[]> {
   const ids = [...new Set(jobIds)];
