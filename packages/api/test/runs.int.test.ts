@@ -360,7 +360,13 @@ describe('the attempt in progress', () => {
 
     // Cancelled while it runs: shown running (no row yet) until its worker reports the end.
     const other = new Date(Date.now() - 30_000);
-    const id2 = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime: other, finishedAt: null });
+    const id2 = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId,
+      status: 'pending',
+      scheduledTime: other,
+      finishedAt: null,
+    });
     await claimRuns(h.db.pool, 'worker-3', 30_000, [id2], [other]);
     const res = await api.post(`/api/v1/runs/${id2}/cancel`);
     expect(res.status).toBe(200);

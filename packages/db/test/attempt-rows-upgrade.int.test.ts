@@ -128,9 +128,33 @@ describe('upgrade to attempt rows written at their end', () => {
            FROM run_attempts ORDER BY run_id, attempt`,
       );
       expect(history.rows).toEqual([
-        { run_id: 'run_a', attempt: 1, status: 'failed', worker_id: 'w-first', started_at: at, ended: true, error: 'HTTP 503' },
-        { run_id: 'run_a', attempt: 2, status: 'succeeded', worker_id: 'w-engine', started_at: t(30), ended: true, error: null },
-        { run_id: 'run_b', attempt: 1, status: 'succeeded', worker_id: 'w-pull', started_at: t(1), ended: true, error: null },
+        {
+          run_id: 'run_a',
+          attempt: 1,
+          status: 'failed',
+          worker_id: 'w-first',
+          started_at: at,
+          ended: true,
+          error: 'HTTP 503',
+        },
+        {
+          run_id: 'run_a',
+          attempt: 2,
+          status: 'succeeded',
+          worker_id: 'w-engine',
+          started_at: t(30),
+          ended: true,
+          error: null,
+        },
+        {
+          run_id: 'run_b',
+          attempt: 1,
+          status: 'succeeded',
+          worker_id: 'w-pull',
+          started_at: t(1),
+          ended: true,
+          error: null,
+        },
         {
           run_id: 'run_c',
           attempt: 1,
@@ -140,7 +164,15 @@ describe('upgrade to attempt rows written at their end', () => {
           ended: true,
           error: 'run cancelled while running',
         },
-        { run_id: 'run_d', attempt: 1, status: 'failed', worker_id: 'w-dead', started_at: t(3), ended: true, error: 'lease expired' },
+        {
+          run_id: 'run_d',
+          attempt: 1,
+          status: 'failed',
+          worker_id: 'w-dead',
+          started_at: t(3),
+          ended: true,
+          error: 'lease expired',
+        },
       ]);
     } finally {
       await client.end().catch(() => {});
