@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idTime } from '@belfry/core';
 import { CANCEL_CHANNEL, claimRuns, closeCancelledAttempt, completeAttempts, queuedMessages } from '@belfry/db';
 import pg from 'pg';
+import { jobTimeline, TimelineInput } from '../src/dashboard/timeline';
+import { runDetail } from '../src/dashboard/run-detail';
 import { Run, RunPage } from '../src/index';
 import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
 import { withTransaction } from '../src/sql/tx';
@@ -314,7 +316,10 @@ describe('the attempt in progress', () => {
     const jobId = await newJob();
     const scheduledTime = new Date(Date.now() - 60_000);
     const id = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'failed', scheduledTime, attempts: 1 });
-    await h.db.pool.query(`UPDATE runs SET next_attempt_at = now(), finished_at = NULL WHERE id = $1`, [id]);
+    await h.db.pool.query(
+      `UPDATE runs SET next_attempt_at = now(), finished_at = NULL, last_error = 'HTTP 503' WHERE id = $1`,
+      [id],
+    );
     const [claimed] = await claimRuns(h.db.pool, 'worker-2', 30_000, [id], [scheduledTime]);
     expect(claimed?.attempt).toBe(2);
     const { rows } = await h.db.pool.query<{ attempt_started_at: Date }>(
@@ -331,6 +336,21 @@ describe('the attempt in progress', () => {
       [2, 'running'],
     ]);
     expect(run.attempts[1]).toEqual(running(2, 'worker-2', start));
+    // The dashboard's run page and timeline: nothing of the first attempt passes for the second's.
+    const detail = await runDetail(h.deps, t.actor, id);
+    expect(detail.attempts[1]).toEqual({ ...running(2, 'worker-2', start), requestHeaders: null, lagMs: null });
+    const point = async () => {
+      const window = { jobId, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() };
+      const timeline = await jobTimeline(h.deps, t.actor, TimelineInput.parse(window));
+      return timeline.points.find((p) => p.id === id);
+    };
+    expect(await point()).toMatchObject({
+      status: 'running',
+      attempts: 2,
+      durationMs: null,
+      httpStatus: null,
+      error: 'HTTP 503',
+    });
 
     const done = await completeAttempts(h.db.pool, 'worker-2', [
       {
@@ -357,6 +377,7 @@ describe('the attempt in progress', () => {
       durationMs: 7,
       responseSnippet: 'ok',
     });
+    expect(await point()).toMatchObject({ status: 'succeeded', durationMs: 7, httpStatus: 200, error: null });
 
     // Cancelled while it runs: shown running (no row yet) until its worker reports the end.
     const other = new Date(Date.now() - 30_000);
