@@ -7,9 +7,11 @@
 --
 -- Runs in flight at the upgrade: their open attempt rows move onto the run row (started_at), so
 -- whatever ends them (a pull worker's report, the reaper, a cancel, an adopting node) writes the
--- attempt's one row as for any other run. Found through the running runs (runs_lease_idx), not by
--- reading the whole attempt history. An open row of a run cancelled while it ran stays: the
--- report of its end updates it (complete-runs.ts, pull-leases.ts).
+-- attempt's one row as for any other run. They are found through the running runs (their partial
+-- indexes), each open row by its primary key: left to itself the planner hash-joined a sequential
+-- scan of every attempt partition (the whole history), hence the three settings below, for this
+-- transaction only. An open row of a run cancelled while it ran stays: the report of its end
+-- closes it (apps/engine/src/worker/completions.ts, closeCancelledAttempt in pull-leases.ts).
 --
 -- Adding a column without a default only changes the catalog: at most 10 s to get the tables'
 -- lock (an engine of the old version in a long transaction), else the migration fails and rolls
@@ -17,6 +19,9 @@
 SET LOCAL lock_timeout = '10s';
 ALTER TABLE runs ADD COLUMN attempt_started_at timestamptz;
 
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
 WITH open AS (
   DELETE FROM run_attempts a
    USING runs r
