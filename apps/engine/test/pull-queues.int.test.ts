@@ -101,6 +101,12 @@ describe('pull queues over REST', () => {
 
     // Nothing else is due.
     expect((await claim('reports')).body).toEqual({ data: [] });
+    // The attempt in progress lives on the run row (its row is written when it ends), and the
+    // run reads with it as the claim answered.
+    const attemptRows = (id: string) =>
+      server.db.pool.query('SELECT attempt, status FROM run_attempts WHERE run_id = $1', [id]).then((r) => r.rows);
+    expect(await attemptRows(run.id)).toEqual([]);
+    expect((await call('GET', `/api/v1/runs/${run.id}`)).body.attempts).toEqual(item.run.attempts);
 
     const beat = await call('POST', `/api/v1/runs/${run.id}/heartbeat`, {
       leaseToken: item.leaseToken,
@@ -134,6 +140,7 @@ describe('pull queues over REST', () => {
     expect(read.body.attempts[0].workerId).toBe('box-1:4711');
     // The completion answers the run as it now reads.
     expect(done.body).toEqual(read.body);
+    expect(await attemptRows(run.id)).toEqual([{ attempt: 1, status: 'succeeded' }]);
 
     // The queue list shows it, with the worker.
     const queues = await call('GET', '/api/v1/queues');

@@ -123,6 +123,17 @@ describe('reaper', () => {
       { attempt: 2, status: 'failed', worker_id: 'worker-2' },
       { attempt: 3, status: 'failed', worker_id: 'worker-3' },
     ]);
+    // Each lost attempt's row was written by the reaper from the run row: the attempt's own start
+    // (a retry's, not the run's first), the last of them still on the run.
+    const starts = await db.pool.query<{ attempt: number; started_at: Date; first: Date; last: Date }>(
+      `SELECT a.attempt, a.started_at, r.started_at AS first, r.attempt_started_at AS last
+         FROM run_attempts a JOIN runs r ON r.id = a.run_id AND r.scheduled_time = a.scheduled_time
+        WHERE a.run_id = $1 ORDER BY a.attempt`,
+      [run.id],
+    );
+    expect(starts.rows[0]?.started_at).toEqual(starts.rows[0]?.first);
+    expect(starts.rows[2]?.started_at).toEqual(starts.rows[2]?.last);
+    expect(starts.rows[2]!.started_at.getTime()).toBeGreaterThan(starts.rows[0]!.started_at.getTime());
     // A message for each retry (this test's workers claimed without fetching them), none for the dead end.
     expect(queued).toEqual([1, 2, 2]);
   });

@@ -2,8 +2,10 @@
 // run history, one run with its attempts, cancel and replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idTime } from '@belfry/core';
-import { CANCEL_CHANNEL, queuedMessages } from '@belfry/db';
+import { CANCEL_CHANNEL, claimRuns, closeCancelledAttempt, completeAttempts, queuedMessages } from '@belfry/db';
 import pg from 'pg';
+import { jobTimeline, TimelineInput } from '../src/dashboard/timeline';
+import { runDetail } from '../src/dashboard/run-detail';
 import { Run, RunPage } from '../src/index';
 import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
 import { withTransaction } from '../src/sql/tx';
@@ -263,5 +265,140 @@ describe('cancel and replay', () => {
     const dead = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'dead' });
     await api.del(`/api/v1/jobs/${jobId}`);
     expect((await api.post(`/api/v1/runs/${dead}/replay`)).status).toBe(409);
+  });
+});
+
+// An attempt's row is written when it ends; until then the run row carries it, and a run shows
+// it exactly as the open attempt row it used to have.
+describe('the attempt in progress', () => {
+  const running = (attempt: number, workerId: string, startedAt: string) => ({
+    attempt,
+    workerId,
+    startedAt,
+    finishedAt: null,
+    status: 'running',
+    httpStatus: null,
+    durationMs: null,
+    error: null,
+    responseSnippet: null,
+    exitCode: null,
+  });
+  const runOf = async (id: string) => Run.parse((await api.get(`/api/v1/runs/${id}`)).body);
+
+  it('shows a run claimed ahead as running from its due time, and its cancel before it started', async () => {
+    const jobId = await newJob();
+    const scheduledTime = new Date(Date.now() + 60_000);
+    const id = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime, finishedAt: null });
+    expect(await claimRuns(h.db.pool, 'worker-ahead', 30_000, [id], [scheduledTime])).toHaveLength(1);
+    expect(await h.db.pool.query('SELECT 1 FROM run_attempts WHERE run_id = $1', [id])).toMatchObject({ rowCount: 0 });
+
+    const run = await runOf(id);
+    expect(run).toMatchObject({ status: 'running', attempt: 1 });
+    expect(run.attempts).toEqual([running(1, 'worker-ahead', scheduledTime.toISOString())]);
+    const list = await api.get(`/api/v1/jobs/${jobId}/runs`);
+    expect(list.body.data[0].attempts).toEqual(run.attempts);
+
+    // Pausing cancels it before it started: the attempt's one row says so.
+    expect((await api.post(`/api/v1/jobs/${jobId}/pause`)).status).toBe(200);
+    const cancelled = await runOf(id);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.attempts).toEqual([
+      {
+        ...running(1, 'worker-ahead', scheduledTime.toISOString()),
+        status: 'cancelled',
+        finishedAt: expect.any(String),
+        error: 'cancelled before it started',
+      },
+    ]);
+  });
+
+  it("shows a retry in progress from its own start, then the row its end writes; a cancel's attempt stays open until reported", async () => {
+    const jobId = await newJob();
+    const scheduledTime = new Date(Date.now() - 60_000);
+    const id = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'failed', scheduledTime, attempts: 1 });
+    await h.db.pool.query(
+      `UPDATE runs SET next_attempt_at = now(), finished_at = NULL, last_error = 'HTTP 503' WHERE id = $1`,
+      [id],
+    );
+    const [claimed] = await claimRuns(h.db.pool, 'worker-2', 30_000, [id], [scheduledTime]);
+    expect(claimed?.attempt).toBe(2);
+    const { rows } = await h.db.pool.query<{ attempt_started_at: Date }>(
+      'SELECT attempt_started_at FROM runs WHERE id = $1',
+      [id],
+    );
+    const start = (rows[0] as { attempt_started_at: Date }).attempt_started_at.toISOString();
+    expect(start).not.toBe(scheduledTime.toISOString()); // the run's startedAt is its first attempt's
+
+    const run = await runOf(id);
+    expect(run.startedAt).toBe(scheduledTime.toISOString());
+    expect(run.attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, 'failed'],
+      [2, 'running'],
+    ]);
+    expect(run.attempts[1]).toEqual(running(2, 'worker-2', start));
+    // The dashboard's run page and timeline: nothing of the first attempt passes for the second's.
+    const detail = await runDetail(h.deps, t.actor, id);
+    expect(detail.attempts[1]).toEqual({ ...running(2, 'worker-2', start), requestHeaders: null, lagMs: null });
+    const point = async () => {
+      const window = { jobId, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() };
+      const timeline = await jobTimeline(h.deps, t.actor, TimelineInput.parse(window));
+      return timeline.points.find((p) => p.id === id);
+    };
+    expect(await point()).toMatchObject({
+      status: 'running',
+      attempts: 2,
+      durationMs: null,
+      httpStatus: null,
+      error: 'HTTP 503',
+    });
+
+    const done = await completeAttempts(h.db.pool, 'worker-2', [
+      {
+        runId: id,
+        scheduledTime,
+        attempt: 2,
+        runStatus: 'succeeded',
+        attemptStatus: 'succeeded',
+        nextAttemptAt: null,
+        httpStatus: 200,
+        durationMs: 7,
+        error: null,
+        responseSnippet: 'ok',
+        requestHeaders: null,
+      },
+    ]);
+    expect(done.map((r) => r.status)).toEqual(['succeeded']);
+    const finished = await runOf(id);
+    expect(finished.attempts[1]).toEqual({
+      ...running(2, 'worker-2', start),
+      status: 'succeeded',
+      finishedAt: expect.any(String),
+      httpStatus: 200,
+      durationMs: 7,
+      responseSnippet: 'ok',
+    });
+    expect(await point()).toMatchObject({ status: 'succeeded', durationMs: 7, httpStatus: 200, error: null });
+
+    // Cancelled while it runs: shown running (no row yet) until its worker reports the end.
+    const other = new Date(Date.now() - 30_000);
+    const id2 = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId,
+      status: 'pending',
+      scheduledTime: other,
+      finishedAt: null,
+    });
+    await claimRuns(h.db.pool, 'worker-3', 30_000, [id2], [other]);
+    const res = await api.post(`/api/v1/runs/${id2}/cancel`);
+    expect(res.status).toBe(200);
+    expect(Run.parse(res.body).attempts).toMatchObject([{ attempt: 1, workerId: 'worker-3', status: 'running' }]);
+    const lease = { runId: id2, scheduledTime: other, tenantId: t.tenantId, attempt: 1, worker: 'worker-3' };
+    await closeCancelledAttempt(h.db.pool, lease);
+    await closeCancelledAttempt(h.db.pool, lease); // a second report changes nothing
+    const closed = await runOf(id2);
+    expect(closed.attempts).toMatchObject([
+      { attempt: 1, workerId: 'worker-3', status: 'cancelled', error: 'run cancelled while running' },
+    ]);
+    expect(closed.attempts[0]?.finishedAt).not.toBeNull();
   });
 });

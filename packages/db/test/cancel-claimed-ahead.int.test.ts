@@ -33,14 +33,10 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
     await db.pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [job.id]);
     const id = newId('run', at);
     await db.pool.query(
-      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at, started_at)
-       VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4)`,
+      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,
+                         started_at, attempt_started_at)
+       VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)`,
       [id, tenantId, job.id, at, WORKER],
-    );
-    await db.pool.query(
-      `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
-       VALUES ($1, $2, $3, $4, 1, $5, 'running', $2)`,
-      [id, at, tenantId, job.id, WORKER],
     );
     return { jobId: job.id, run: { id, scheduledTime: at, attempt: 1 } };
   }
@@ -89,8 +85,20 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
       canceller.release();
       expect((await check).held.size).toBe(0);
       expect(await statusOf(run.id)).toBe('cancelled');
-      const attempt = await db.pool.query('SELECT status, error FROM run_attempts WHERE run_id = $1', [run.id]);
-      expect(attempt.rows).toEqual([{ status: 'cancelled', error: 'cancelled before it started' }]);
+      // The attempt's one row, written by the cancel from the run row.
+      const attempt = await db.pool.query(
+        'SELECT attempt, status, error, worker_id, started_at FROM run_attempts WHERE run_id = $1',
+        [run.id],
+      );
+      expect(attempt.rows).toEqual([
+        {
+          attempt: 1,
+          status: 'cancelled',
+          error: 'cancelled before it started',
+          worker_id: WORKER,
+          started_at: run.scheduledTime,
+        },
+      ]);
       while (!heard.includes(run.id)) await new Promise((r) => setTimeout(r, 20));
     } finally {
       await listener.query('UNLISTEN *');

@@ -160,16 +160,21 @@ export class CompletionBatcher {
         const recorded = new Set(done.map((r) => r.id));
         const stale = outcomes.filter((o) => !recorded.has(o.runId));
         if (stale.length) {
-          // A run cancelled while it ran: close its attempt so history shows what happened.
+          // A run cancelled while it ran: record its attempt so history shows what happened (once;
+          // an attempt row still open from before the upgrade that wrote attempts at their end is closed).
           await client.query(
-            `UPDATE run_attempts a SET status = 'cancelled', finished_at = now(), http_status = s.http_status,
-                  duration_ms = s.duration_ms, error = 'run cancelled while running'
-           FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[]) AS s(run_id, scheduled_time, attempt, http_status, duration_ms)
-           JOIN runs r ON r.id = s.run_id AND r.scheduled_time = s.scheduled_time AND r.status = 'cancelled'
-             AND r.scheduled_time = ANY($7::timestamptz[])
-           WHERE a.run_id = s.run_id AND a.scheduled_time = s.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
-             AND a.attempt = s.attempt
-             AND a.worker_id = $1 AND a.status = 'running'`,
+            `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                                      finished_at, http_status, duration_ms, error)
+             SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.worker_id, 'cancelled',
+                    COALESCE(r.attempt_started_at, r.started_at, now()), now(), s.http_status, s.duration_ms,
+                    'run cancelled while running'
+               FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[]) AS s(run_id, scheduled_time, attempt, http_status, duration_ms)
+               JOIN runs r ON r.id = s.run_id AND r.scheduled_time = s.scheduled_time AND r.status = 'cancelled'
+                 AND r.scheduled_time = ANY($7::timestamptz[]) AND r.attempt = s.attempt AND r.worker_id = $1
+             ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+                SET status = 'cancelled', finished_at = now(), http_status = excluded.http_status,
+                    duration_ms = excluded.duration_ms, error = excluded.error
+              WHERE run_attempts.status = 'running' AND run_attempts.worker_id = $1`,
             [
               this.workerId,
               stale.map((o) => o.runId),

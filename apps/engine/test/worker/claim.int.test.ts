@@ -66,11 +66,15 @@ describe('claimFromQueue', () => {
       expect(r.worker_id).toBe('claim-test');
       expect(r.lease_expires_at.getTime() - before.getTime()).toBeGreaterThan(29_000);
     }
+    // The attempt in progress lives on the run row; its attempt row is written when it ends.
     const attempts = await db.pool.query('SELECT status, worker_id FROM run_attempts WHERE job_id = $1', [jobId]);
-    expect(attempts.rows).toEqual([
-      { status: 'running', worker_id: 'claim-test' },
-      { status: 'running', worker_id: 'claim-test' },
-    ]);
+    expect(attempts.rows).toEqual([]);
+    const started = await db.pool.query<{ attempt_started_at: Date; due: Date }>(
+      `SELECT attempt_started_at, COALESCE(due_at, scheduled_time) AS due FROM runs WHERE job_id = $1 AND status = 'running'`,
+      [jobId],
+    );
+    expect(started.rows).toHaveLength(2);
+    for (const r of started.rows) expect(r.attempt_started_at.getTime()).toBeGreaterThanOrEqual(r.due.getTime());
     const left = await queuedMessages(db.pool, { jobId });
     expect(left.map((m) => m.runId)).toEqual([runs[2]?.id]);
 

@@ -1,5 +1,5 @@
 // Recording outcomes on their own: batched, fenced by the lease (a worker that no longer holds a
-// run records nothing, and a run cancelled while it ran gets its attempt closed as cancelled),
+// run records nothing, and a run cancelled while it ran gets its attempt recorded as cancelled),
 // retries and released runs queued again on the route they were submitted with.
 import type { QueueRoute } from '@belfry/core';
 import { type AttemptOutcome, type ClaimedRun, claimRuns, type QueueClient, queuedMessages } from '@belfry/db';
@@ -98,6 +98,14 @@ describe('CompletionBatcher', () => {
         ],
       });
     }
+    // The attempt's one row names the worker and the start the claim left on the run row.
+    const written = await db.pool.query(
+      `SELECT a.worker_id, a.started_at = r.attempt_started_at AS claimed_start
+         FROM run_attempts a JOIN runs r ON r.id = a.run_id AND r.scheduled_time = a.scheduled_time
+        WHERE a.run_id = ANY($1::text[])`,
+      [runs.map((r) => r.id)],
+    );
+    expect(written.rows).toEqual(runs.map(() => ({ worker_id: WORKER, claimed_start: true })));
   });
 
   it('queues a retry on the route it was given, claimable at its next attempt time', async () => {
@@ -129,7 +137,8 @@ describe('CompletionBatcher', () => {
       run: { status: 'cancelled' },
       attempts: [{ status: 'cancelled', duration_ms: 9, error: 'run cancelled while running', response_snippet: null }],
     });
-    expect(await state(reaped!.id)).toMatchObject({ run: { status: 'failed' }, attempts: [{ status: 'running' }] });
+    // The stale outcome writes no attempt row for a run taken from it (the reaper records the lost attempt).
+    expect(await state(reaped!.id)).toMatchObject({ run: { status: 'failed' }, attempts: [] });
   });
 
   it('records the outcome of a run whose lease expired while nobody took it (the database was away)', async () => {

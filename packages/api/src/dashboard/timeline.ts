@@ -73,12 +73,9 @@ export async function jobTimeline(
     `SELECT r.id, r.scheduled_time, r.started_at, r.finished_at, r.status, r.skip_reason, r.trigger, r.attempt,
             a.duration_ms, a.http_status, COALESCE(a.error, r.last_error) AS error
        FROM runs r
-       LEFT JOIN LATERAL (
-         SELECT x.duration_ms, x.http_status, x.error
-           FROM run_attempts x
-          WHERE x.run_id = r.id AND x.scheduled_time = r.scheduled_time
-          ORDER BY x.attempt DESC LIMIT 1
-       ) a ON true
+       -- the run's current attempt: none yet while it is in progress (its row is written when it ends)
+       LEFT JOIN run_attempts a
+         ON a.run_id = r.id AND a.scheduled_time = r.scheduled_time AND a.attempt = r.attempt
       WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.scheduled_time >= $3 AND r.scheduled_time < $4
       ORDER BY r.scheduled_time DESC, r.id DESC
       LIMIT ${MAX_POINTS + 1}`,

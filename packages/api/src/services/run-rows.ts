@@ -1,6 +1,10 @@
 // The runs and run_attempts tables as services read them, and their mapping to the public
 // Run shape. Both tables are partitioned by scheduled_time, which a run id encodes, so every
 // lookup passes it and touches one partition.
+//
+// An attempt's row is written when the attempt ends; the attempt in progress lives on its run
+// row (attempt, worker_id, attempt_started_at), and the attempts shown for a run add it from
+// there, as the open attempt row it used to be (inProgressAttempt).
 import { idTime, isId, type Priority } from '@belfry/core';
 import type { AttemptView, RunView } from '../schemas/resources';
 import type { Queryable } from '../sql/tx';
@@ -22,6 +26,10 @@ export interface RunRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** the worker of the attempt in progress (or the last one); absent where a row was built by hand */
+  worker_id?: string | null;
+  /** when the attempt in progress (or the last one) started */
+  attempt_started_at?: Date | null;
   sort_ts: string;
 }
 
@@ -41,7 +49,7 @@ interface AttemptRow {
 
 export const RUN_COLUMNS = `r.id, r.tenant_id, r.job_id, r.scheduled_time,
   COALESCE(r.due_at, r.scheduled_time) AS due_at, r.status, r.skip_reason, r.attempt, r.trigger,
-  r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at`;
+  r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.worker_id, r.attempt_started_at`;
 
 /** RUN_COLUMNS plus the cursor's sort key over `column`. */
 export function runSelect(sortColumn: string): string {
@@ -95,7 +103,35 @@ export async function loadAttempts(
       exitCode: a.exit_code,
     });
   }
+  for (const run of runs) {
+    const open = inProgressAttempt(run, byRun.get(run.id) ?? []);
+    if (open) byRun.get(run.id)?.push(open);
+  }
   return byRun;
+}
+
+/**
+ * The attempt a run holds without a row yet: its current attempt when the run is running (also
+ * claimed ahead of its due time, starting then), or was cancelled while it ran and its worker has
+ * not yet reported the end. Shown as running, as the row opened at the claim used to be.
+ */
+function inProgressAttempt(run: RunRow, recorded: AttemptView[]): AttemptView | null {
+  if (run.attempt < 1 || (run.status !== 'running' && run.status !== 'cancelled')) return null;
+  if (recorded.some((a) => a.attempt === run.attempt)) return null;
+  const startedAt = run.attempt_started_at ?? run.started_at;
+  if (!startedAt) return null;
+  return {
+    attempt: run.attempt,
+    workerId: run.worker_id ?? null,
+    startedAt: startedAt.toISOString(),
+    finishedAt: null,
+    status: 'running',
+    httpStatus: null,
+    durationMs: null,
+    error: null,
+    responseSnippet: null,
+    exitCode: null,
+  };
 }
 
 export function toRunView(row: RunRow, attempts: AttemptView[]): RunView {

@@ -2,7 +2,9 @@
 // labels): what became of each run, for the sweeper's decision (adopt, leave, stop, remove),
 // and the adoption itself — a running run whose lease expired (its node died) is taken over
 // by this worker with the SAME attempt, so the container that still runs is waited for and its
-// outcome recorded once, instead of the reaper starting the run a second time.
+// outcome recorded once, instead of the reaper starting the run a second time. The attempt in
+// progress lives on the run row, so the new worker_id there is the attempt's (its row is written
+// when it ends, naming the worker that recorded it).
 import type { ClaimedRun } from './claim-runs';
 import type { Queryable } from './types';
 
@@ -47,10 +49,6 @@ export async function adoptContainerRun(
          AND r.status = 'running' AND r.lease_expires_at < now()
        RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
                  r.attempt, r.trigger, r.priority, r.next_attempt_at
-     ), attempt AS (
-       UPDATE run_attempts a SET worker_id = $1
-       FROM adopted c
-       WHERE a.run_id = c.id AND a.scheduled_time = c.scheduled_time AND a.scheduled_time = $4 AND a.attempt = c.attempt
      )
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now

@@ -20,7 +20,7 @@ import { distinctTimes, type Queryable } from './types';
 
 /**
  * Cancels the job's scheduled runs that are claimed but not started (running, due in the
- * future); their open attempts are closed as cancelled and their workers told. `tx` must be
+ * future); their attempts are recorded as cancelled and their workers told. `tx` must be
  * inside a transaction. Answers the cancelled run ids.
  */
 export async function cancelClaimedAheadRuns(
@@ -45,12 +45,14 @@ export async function cancelClaimedAheadRuns(
          FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
         WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($5::timestamptz[])
           AND r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
-        RETURNING r.id, r.scheduled_time, r.attempt
+        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.worker_id, r.attempt_started_at,
+                  r.started_at
      ), closed AS (
-       UPDATE run_attempts a SET status = 'cancelled', finished_at = $3, error = 'cancelled before it started'
+       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                                 finished_at, error)
+       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, c.worker_id, 'cancelled',
+              COALESCE(c.attempt_started_at, c.started_at, now()), $3, 'cancelled before it started'
          FROM cancelled c
-        WHERE a.run_id = c.id AND a.scheduled_time = c.scheduled_time AND a.scheduled_time = ANY($5::timestamptz[])
-          AND a.attempt = c.attempt AND a.status = 'running'
      )
      SELECT c.id, pg_notify($4, c.id)::text AS notified FROM cancelled c`,
     [

@@ -1,7 +1,7 @@
 // A tenant's worker claims the runs of the pull-queue messages it fetched: pending (or
 // retry-waiting) runs become running under the worker's lease — leaseMs, but never past the
-// job's timeoutSeconds from the claim — attempt + 1, with an attempt row opened naming the
-// worker. Runs in any other state (cancelled, finished, claimed elsewhere) are not returned.
+// job's timeoutSeconds from the claim — attempt + 1, the attempt in progress held on the run
+// row (worker, attempt_started_at; its run_attempts row is written when it ends). Runs in any other state (cancelled, finished, claimed elsewhere) are not returned.
 // Also here: the routing check before a claim, and the upsert that records which worker
 // asked (the dashboard's "workers seen").
 //
@@ -46,7 +46,7 @@ export async function claimPullRuns(
        UPDATE runs r
        SET status = 'running', attempt = r.attempt + 1, worker_id = $1,
            lease_expires_at = now() + make_interval(secs => LEAST($2::float8 / 1000, j.timeout_seconds)),
-           started_at = COALESCE(r.started_at, now())
+           started_at = COALESCE(r.started_at, now()), attempt_started_at = now()
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time), jobs j
        WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time
          AND r.id = ANY($3::text[]) AND r.scheduled_time = ANY($5::timestamptz[])
@@ -55,10 +55,6 @@ export async function claimPullRuns(
        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.status, r.skip_reason, r.attempt, r.trigger,
                  r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.lease_expires_at,
                  COALESCE(r.due_at, r.scheduled_time) AS due_at, j.payload
-     ), opened AS (
-       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
-       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', now()
-       FROM claimed c
      )
      SELECT * FROM claimed ORDER BY scheduled_time, id`,
     [worker, leaseMs, ids, times, distinctTimes(times)],

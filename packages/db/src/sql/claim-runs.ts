@@ -1,5 +1,6 @@
 // A worker claims the runs of the messages it fetched: pending (or retry-waiting) runs become
-// running under this worker's lease, attempt + 1, with an attempt row opened; overlap-skip
+// running under this worker's lease, attempt + 1 (the attempt in progress lives on the run row:
+// its run_attempts row is written when it ends, see complete-runs.ts); overlap-skip
 // jobs whose previous run is still running are recorded as skipped instead. Runs in any
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
 import type { Priority, RunTrigger } from '@belfry/core';
@@ -99,6 +100,7 @@ export async function claimRuns(
        SET status = 'running', attempt = r.attempt + 1, worker_id = $1,
            lease_expires_at = now() + make_interval(secs => $2::float8 / 1000),
            -- a run claimed ahead of its time starts when it is due (the worker waits)
+           attempt_started_at = GREATEST(now(), COALESCE(r.due_at, r.scheduled_time)),
            started_at = COALESCE(r.started_at, GREATEST(now(), COALESCE(r.due_at, r.scheduled_time)))
        FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
        WHERE r.id = ANY($3::text[]) AND r.scheduled_time = ANY($5::timestamptz[])
@@ -107,10 +109,6 @@ export async function claimRuns(
               OR (r.status IS NOT DISTINCT FROM 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
                  r.attempt, r.trigger, r.priority, r.next_attempt_at
-     ), opened AS (
-       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
-       SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, $1, 'running', GREATEST(now(), c.due_at)
-       FROM claimed c
      )
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now

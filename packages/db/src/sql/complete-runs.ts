@@ -4,6 +4,12 @@
 // takes the run (the row lock orders the two): the outcome is true, and recording it avoids
 // running the target again. A worker whose run was reaped or cancelled gets nothing back and
 // must not act on the outcome.
+//
+// The attempt's row is written here, once: the claim left the attempt in progress on the run row
+// (attempt, worker_id, attempt_started_at), and the same statement that fences the run inserts
+// the ended attempt from it. The primary key (run, scheduled time, attempt) still refuses a
+// second row for one attempt; two enders (a completion and the reaper) never both get that far,
+// since only one of them moves the run out of 'running'.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
@@ -68,17 +74,17 @@ export async function completeAttempts(
          -- running run of the partition through runs_lease_idx (and, in a herd, every entry
          -- not yet vacuumed: thousands) and joined them to the batch by nested loop, per batch.
          AND r.worker_id = $1 AND r.status IS NOT DISTINCT FROM 'running'
-       RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status
+       RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status, r.attempt, r.worker_id,
+                 r.attempt_started_at, r.started_at
      ), attempts AS (
-       UPDATE run_attempts a
-       SET status = o.attempt_status, finished_at = now(), http_status = o.http_status, duration_ms = o.duration_ms,
-           error = o.error, response_snippet = o.response_snippet, request_headers = o.request_headers,
-           exit_code = o.exit_code
+       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                                 finished_at, http_status, duration_ms, error, response_snippet, request_headers, exit_code)
+       SELECT d.id, d.scheduled_time, d.tenant_id, d.job_id, d.attempt, d.worker_id, o.attempt_status,
+              COALESCE(d.attempt_started_at, d.started_at, now()), now(), o.http_status, o.duration_ms, o.error,
+              o.response_snippet, o.request_headers, o.exit_code
        FROM o JOIN done d ON d.id = o.run_id
-       WHERE a.run_id = o.run_id AND a.scheduled_time = o.scheduled_time AND a.scheduled_time = ANY($14::timestamptz[])
-         AND a.run_id = ANY($2::text[]) AND a.attempt = o.attempt
      )
-     SELECT * FROM done`,
+     SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`,
     [
       workerId,
       outcomes.map((o) => o.runId),

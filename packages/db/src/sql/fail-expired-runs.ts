@@ -1,5 +1,5 @@
-// The reaper's second step: the runs selectExpiredRuns locked get their lost attempt closed as
-// failed and move on as the retry decision says — failed with a next attempt time, or dead.
+// The reaper's second step: the runs selectExpiredRuns locked get their lost attempt recorded as
+// failed (its row written from the run row, as every ended attempt's is: complete-runs.ts) and move on as the retry decision says — failed with a next attempt time, or dead.
 // Only runs still running in that attempt move (they are locked by the same transaction).
 // A one-off whose run went dead this way is completed.
 import { completeFinishedJobs } from './complete-finished-jobs';
@@ -35,13 +35,14 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
          -- by primary key, whatever the partition's statistics (see claimRuns in claim-runs.ts)
          AND r.id = ANY($1::text[])
          AND r.attempt = v.attempt AND r.status = 'running'
-       RETURNING r.id, r.scheduled_time, r.attempt, r.tenant_id, r.job_id, r.status
+       RETURNING r.id, r.scheduled_time, r.attempt, r.tenant_id, r.job_id, r.status, r.worker_id,
+                 r.attempt_started_at, r.started_at
      ), closed AS (
-       UPDATE run_attempts a SET status = 'failed', finished_at = now(), error = v.error
+       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                                 finished_at, error)
+       SELECT m.id, m.scheduled_time, m.tenant_id, m.job_id, m.attempt, m.worker_id, 'failed',
+              COALESCE(m.attempt_started_at, m.started_at, now()), now(), v.error
        FROM moved m JOIN v ON v.id = m.id
-       WHERE a.run_id = m.id AND a.scheduled_time = m.scheduled_time AND a.scheduled_time = ANY($7::timestamptz[])
-         AND a.run_id = ANY($1::text[])
-         AND a.attempt = m.attempt AND a.status = 'running'
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
     [

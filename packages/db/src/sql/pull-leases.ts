@@ -3,6 +3,8 @@
 // claim, a cancel, the reaper — means the holder lost it. Completion is fenced on the same
 // columns as an engine worker's (completeAttempts in complete-runs.ts), plus the lease's expiry;
 // successes are recorded a batch at a time (finishPullSuccesses), everything else one by one.
+// The attempt in progress lives on the run row (attempt, worker_id, attempt_started_at): its
+// run_attempts row is written when it ends, by the statement that fences the run.
 import type { Priority } from '@belfry/core';
 import { distinctTimes, type Queryable } from './types';
 
@@ -22,12 +24,11 @@ export async function extendPullLease(db: Queryable, lease: PullLease, leaseMs: 
   const { rows } = await db.query<{ lease_expires_at: Date }>(
     `UPDATE runs r
         SET lease_expires_at = LEAST(now() + make_interval(secs => $6::float8 / 1000),
-                                     a.started_at + make_interval(secs => j.timeout_seconds))
-       FROM jobs j, run_attempts a
+                                     r.attempt_started_at + make_interval(secs => j.timeout_seconds))
+       FROM jobs j
       WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
         AND r.status = 'running' AND r.lease_expires_at > now()
         AND j.id = r.job_id
-        AND a.run_id = r.id AND a.scheduled_time = r.scheduled_time AND a.attempt = r.attempt
       RETURNING r.lease_expires_at`,
     [lease.runId, lease.scheduledTime, lease.tenantId, lease.attempt, lease.worker, leaseMs],
   );
@@ -51,10 +52,9 @@ export async function lockHeldPullRun(tx: Queryable, lease: PullLease): Promise<
   const { rows } = await tx.query<HeldPullRun>(
     `SELECT r.job_id, r.priority, j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
             j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
-            a.started_at AS attempt_started_at, now() AS db_now
+            r.attempt_started_at, now() AS db_now
        FROM runs r
        JOIN jobs j ON j.id = r.job_id
-       JOIN run_attempts a ON a.run_id = r.id AND a.scheduled_time = r.scheduled_time AND a.attempt = r.attempt
       WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
         AND r.status = 'running' AND r.lease_expires_at > now()
       FOR NO KEY UPDATE OF r`,
@@ -63,15 +63,24 @@ export async function lockHeldPullRun(tx: Queryable, lease: PullLease): Promise<
   return rows[0] ?? null;
 }
 
-/** Closes the lease's attempt as cancelled when its run was cancelled while it was held. */
+/**
+ * Records the lease's attempt as cancelled when its run was cancelled while it was held (once:
+ * a second report finds it recorded). An attempt row still open from before attempts were
+ * written at their end (a run cancelled while held across the upgrade) is closed instead.
+ */
 export async function closeCancelledAttempt(db: Queryable, lease: PullLease): Promise<void> {
   await db.query(
-    `UPDATE run_attempts a SET status = 'cancelled', finished_at = now(), error = 'run cancelled while running',
-            duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
-       FROM runs r
-      WHERE a.run_id = $1 AND a.scheduled_time = $2 AND a.tenant_id = $3 AND a.attempt = $4 AND a.worker_id = $5
-        AND a.status = 'running'
-        AND r.id = a.run_id AND r.scheduled_time = a.scheduled_time AND r.status = 'cancelled'`,
+    `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                               finished_at, duration_ms, error)
+     SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.worker_id, 'cancelled', s.started_at, now(),
+            (extract(epoch FROM now() - s.started_at) * 1000)::int, 'run cancelled while running'
+       FROM runs r, LATERAL (SELECT COALESCE(r.attempt_started_at, r.started_at, now()) AS started_at) s
+      WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
+        AND r.status = 'cancelled'
+     ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+        SET status = 'cancelled', finished_at = now(), error = excluded.error,
+            duration_ms = (extract(epoch FROM now() - run_attempts.started_at) * 1000)::int
+      WHERE run_attempts.status = 'running' AND run_attempts.worker_id = $5`,
     [lease.runId, lease.scheduledTime, lease.tenantId, lease.attempt, lease.worker],
   );
 }
@@ -119,8 +128,8 @@ export interface FinishedPullRunRow {
 
 /**
  * Records the outcome of a held lease in one statement: the run takes its new status (fenced:
- * same attempt, same worker, running, lease not expired), its attempt row closes (duration from
- * the attempt's start, by the database's clock), and the answer is the run with all its attempts
+ * same attempt, same worker, running, lease not expired), its attempt row is written (duration
+ * from the attempt's start, by the database's clock), and the answer is the run with all its attempts
  * — what the completion answers, without reading the run again. No rows: the lease is no longer
  * held. The caller then completes finished one-offs and records alert outcomes (completeAttempts
  * does the same for engine workers).
@@ -149,21 +158,22 @@ export async function finishPullAttempt(
           AND r.status = 'running' AND r.lease_expires_at > now()
        RETURNING r.id, r.tenant_id, r.job_id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at,
                  r.status, r.skip_reason, r.attempt, r.trigger, r.replay_of, r.priority, r.created_at,
-                 r.started_at, r.finished_at
+                 r.started_at, r.finished_at, r.worker_id, COALESCE(r.attempt_started_at, r.started_at, now()) AS attempt_start
      ), closed AS (
-       UPDATE run_attempts a
-          SET status = CASE WHEN $6 = 'succeeded' THEN 'succeeded' ELSE 'failed' END, finished_at = now(),
-              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - a.started_at) * 1000))::int,
-              error = $8, response_snippet = $9
+       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                                 finished_at, duration_ms, error, response_snippet)
+       SELECT d.id, d.scheduled_time, d.tenant_id, d.job_id, d.attempt, d.worker_id,
+              CASE WHEN $6 = 'succeeded' THEN 'succeeded' ELSE 'failed' END, d.attempt_start, now(),
+              GREATEST(0, (EXTRACT(EPOCH FROM now() - d.attempt_start) * 1000))::int, $8, $9
          FROM done d
-        WHERE a.run_id = $1 AND a.scheduled_time = $2 AND a.attempt = $4 AND d.id = a.run_id
-       RETURNING a.attempt, a.worker_id, a.status, a.started_at, a.finished_at, a.http_status, a.duration_ms,
-                 a.error, a.response_snippet, a.exit_code
+       RETURNING attempt, worker_id, status, started_at, finished_at, http_status, duration_ms,
+                 error, response_snippet, exit_code
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
      )
-     SELECT d.*,
+     SELECT d.id, d.tenant_id, d.job_id, d.scheduled_time, d.due_at, d.status, d.skip_reason, d.attempt, d.trigger,
+            d.replay_of, d.priority, d.created_at, d.started_at, d.finished_at,
             x.attempt AS a_attempt, x.worker_id AS a_worker_id, x.status AS a_status, x.started_at AS a_started_at,
             x.finished_at AS a_finished_at, x.http_status AS a_http_status, x.duration_ms AS a_duration_ms,
             x.error AS a_error, x.response_snippet AS a_response_snippet, x.exit_code AS a_exit_code
@@ -195,7 +205,7 @@ export type FinishedPullRunRows = Map<string, FinishedPullRunRow[]>;
 
 /**
  * finishPullAttempt for a batch of successes in one statement: each run whose lease is still
- * held (same fence, per run) succeeds and its attempt closes; the answer is, per run that did,
+ * held (same fence, per run) succeeds and its attempt row is written; the answer is, per run that did,
  * its rows with all its attempts (in attempt order). A run missing from the answer no longer
  * held its lease. The caller completes finished one-offs and records the alert outcomes in the
  * same transaction, as after finishPullAttempt. Run ids must be distinct.
@@ -235,17 +245,16 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
           AND r.status IS NOT DISTINCT FROM 'running' AND r.lease_expires_at > now()
        RETURNING r.id, r.tenant_id, r.job_id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at,
                  r.status, r.skip_reason, r.attempt, r.trigger, r.replay_of, r.priority, r.created_at,
-                 r.started_at, r.finished_at, l.output
+                 r.started_at, r.finished_at, l.output, r.worker_id,
+                 COALESCE(r.attempt_started_at, r.started_at, now()) AS attempt_start
      ), closed AS (
-       UPDATE run_attempts a
-          SET status = 'succeeded', finished_at = now(),
-              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - a.started_at) * 1000))::int,
-              error = NULL, response_snippet = d.output
+       INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
+                                 finished_at, duration_ms, response_snippet)
+       SELECT d.id, d.scheduled_time, d.tenant_id, d.job_id, d.attempt, d.worker_id, 'succeeded', d.attempt_start, now(),
+              GREATEST(0, (EXTRACT(EPOCH FROM now() - d.attempt_start) * 1000))::int, d.output
          FROM done d
-        WHERE a.run_id = ANY($1::text[]) AND a.run_id = d.id AND a.scheduled_time = d.scheduled_time
-          AND a.scheduled_time = ANY($7::timestamptz[]) AND a.attempt = d.attempt
-       RETURNING a.run_id, a.attempt, a.worker_id, a.status, a.started_at, a.finished_at, a.http_status,
-                 a.duration_ms, a.error, a.response_snippet, a.exit_code
+       RETURNING run_id, attempt, worker_id, status, started_at, finished_at, http_status,
+                 duration_ms, error, response_snippet, exit_code
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
