@@ -95,6 +95,21 @@ class CheckedUrls {
   }
 }
 
+/**
+ * The delivery's own abort: the attempt's signal (cancel, lease lost, shutdown) and the
+ * deadline both end the exchange through it. It is its own listener on the attempt's signal
+ * (handleEvent), so a delivery makes no closure for it.
+ */
+class DeliveryAbort extends AbortController {
+  constructor(private readonly attempt: AbortSignal) {
+    super();
+  }
+
+  handleEvent(): void {
+    this.abort(new DeliveryCancelledError(this.attempt.reason));
+  }
+}
+
 type Result = Omit<HandlerOutcome, 'durationMs'>;
 
 function failed(failure: FailureKind, error: string, extra: Partial<Result> = {}): Result {
@@ -167,8 +182,7 @@ export class HttpHandler implements Handler<HttpTarget> {
   ): Promise<Result> {
     let host = '';
     let status: number | null = null;
-    const abort = new AbortController();
-    const onCancel = () => abort.abort(new DeliveryCancelledError(ctx.signal.reason));
+    const abort = new DeliveryAbort(ctx.signal);
     let timer: NodeJS.Timeout | undefined;
     try {
       const method = String(target?.method ?? '').toUpperCase() as HttpMethod;
@@ -189,7 +203,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       host = url.host;
 
       if (ctx.signal.aborted) throw new DeliveryCancelledError(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', onCancel, { once: true });
+      ctx.signal.addEventListener('abort', abort, { once: true });
       // One deadline for the whole exchange: connect, headers and body.
       timer = setTimeout(() => abort.abort(new DeliveryTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMER_MS));
 
@@ -224,7 +238,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       return failed(failure, error, { httpStatus: status });
     } finally {
       clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onCancel);
+      ctx.signal.removeEventListener('abort', abort);
     }
   }
 
