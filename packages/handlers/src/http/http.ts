@@ -116,6 +116,8 @@ function failed(failure: FailureKind, error: string, extra: Partial<Result> = {}
   return { ok: false, failure, error, httpStatus: null, responseSnippet: null, retryAfterMs: null, ...extra };
 }
 
+function ignoreError(): void {}
+
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -220,7 +222,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       });
       status = res.statusCode;
       // An abort after readPrefix settles would otherwise emit 'error' with no listener.
-      res.body.on('error', () => {});
+      res.body.on('error', ignoreError);
       const { bytes } = await readPrefix(res.body, this.maxResponseBytes);
       // Best effort: lets a short remainder be discarded so the socket returns to the
       // pool; a long one is cut off. Either way the outcome is already decided.
