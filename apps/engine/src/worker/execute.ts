@@ -9,6 +9,7 @@ import type { ClaimedRun } from '@belfry/db';
 import { type HandlerOutcome, type HandlerRegistry, laneOf } from '@belfry/handlers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DbClock } from '../db-clock';
+import type { Log } from '../logger';
 import type { StopReason } from './outcome';
 import type { SigningSecrets } from './secrets';
 import type { StartGate } from './start-gate';
@@ -25,6 +26,8 @@ export interface Execution {
   /** adopted from a node that died mid-attempt (same attempt): the handler picks up what it left */
   resumed?: boolean;
   done: Promise<void>;
+  /** the run's child logger, once a line about it was written */
+  log?: Log;
 }
 
 export interface ExecuteDeps {
@@ -53,7 +56,12 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
   }
   // Due = the scheduled time plus the job's jitter offset; the target still sees the nominal
   // scheduled time (belfry-scheduled-time).
-  let started = await untilDue(deps.clock, run.due_at.getTime(), execution.abort.signal);
+  // Most runs are claimed when due: no timer, no extra await.
+  const wait = run.due_at.getTime() - deps.clock.now() + deps.clock.uncertainty + 1;
+  let started =
+    wait > 0 && !execution.abort.signal.aborted
+      ? await sleepUntilDue(wait, execution.abort.signal)
+      : !execution.abort.signal.aborted;
   if (started && deps.gate && run.db_now < run.due_at) {
     try {
       started = await deps.gate.confirm(run, execution.abort.signal);
@@ -89,7 +97,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
       signal: execution.abort.signal,
       signingSecrets: await deps.secrets.get(run.tenant_id),
       ...(execution.resumed ? { resumed: true } : {}),
-      now: () => new Date(deps.clock.now()),
+      now: dateNow(deps.clock),
     });
   } catch (err) {
     // Handlers never throw by contract; a bug in one is a failed attempt, not a lost run.
@@ -97,10 +105,20 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
   }
 }
 
-/** Waits until `at` (database clock, with its uncertainty); false if aborted first. */
-async function untilDue(clock: DbClock, at: number, signal: AbortSignal): Promise<boolean> {
-  const wait = at - clock.now() + clock.uncertainty + 1;
-  if (wait <= 0 || signal.aborted) return !signal.aborted;
+// The handler's clock, one function per DbClock rather than a closure per attempt.
+const dateNows = new WeakMap<DbClock, () => Date>();
+
+function dateNow(clock: DbClock): () => Date {
+  let now = dateNows.get(clock);
+  if (!now) {
+    now = () => new Date(clock.now());
+    dateNows.set(clock, now);
+  }
+  return now;
+}
+
+/** Waits `wait` ms (until due by the database clock, with its uncertainty); false if aborted first. */
+async function sleepUntilDue(wait: number, signal: AbortSignal): Promise<boolean> {
   try {
     await sleep(wait, undefined, { signal });
     return true;

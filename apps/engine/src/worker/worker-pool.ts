@@ -209,13 +209,8 @@ export class WorkerPool {
     this.inflight.set(run.id, execution);
     lane.inflight++;
     this.addTenant(run.tenant_id, 1);
-    // Made only when a line is written: a child logger costs a serialization of its fields (and
-    // the redaction pass), per run, and a successful run writes no line at the default level.
-    let log: Log | undefined;
-    const runLog = () =>
-      (log ??= this.o.log.child({ runId: run.id, jobId: run.job_id, tenantId: run.tenant_id, attempt: run.attempt }));
-    execution.done = this.attempt(execution, runLog)
-      .catch((err) => runLog().error({ err }, 'run execution failed'))
+    execution.done = this.attempt(execution)
+      .catch((err) => this.runLog(execution).error({ err }, 'run execution failed'))
       .finally(() => {
         this.inflight.delete(run.id);
         lane.inflight--;
@@ -224,7 +219,23 @@ export class WorkerPool {
       });
   }
 
-  private async attempt(execution: Execution, log: () => Log): Promise<void> {
+  /**
+   * The run's logger, made when a line is first written: a child logger costs a serialization
+   * of its fields (and the redaction pass), per run, and a successful run writes no line at the
+   * default level.
+   */
+  private runLog(execution: Execution): Log {
+    const { run } = execution;
+    execution.log ??= this.o.log.child({
+      runId: run.id,
+      jobId: run.job_id,
+      tenantId: run.tenant_id,
+      attempt: run.attempt,
+    });
+    return execution.log;
+  }
+
+  private async attempt(execution: Execution): Promise<void> {
     const outcome = await executeAttempt(this.executeDeps, execution);
     execution.finished = true;
     await completeAttempt(
@@ -236,7 +247,7 @@ export class WorkerPool {
       },
       execution,
       outcome,
-      log,
+      () => this.runLog(execution),
     );
   }
 

@@ -95,11 +95,28 @@ class CheckedUrls {
   }
 }
 
+/**
+ * The delivery's own abort: the attempt's signal (cancel, lease lost, shutdown) and the
+ * deadline both end the exchange through it. It is its own listener on the attempt's signal
+ * (handleEvent), so a delivery makes no closure for it.
+ */
+class DeliveryAbort extends AbortController {
+  constructor(private readonly attempt: AbortSignal) {
+    super();
+  }
+
+  handleEvent(): void {
+    this.abort(new DeliveryCancelledError(this.attempt.reason));
+  }
+}
+
 type Result = Omit<HandlerOutcome, 'durationMs'>;
 
 function failed(failure: FailureKind, error: string, extra: Partial<Result> = {}): Result {
   return { ok: false, failure, error, httpStatus: null, responseSnippet: null, retryAfterMs: null, ...extra };
 }
+
+function ignoreError(): void {}
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -167,8 +184,7 @@ export class HttpHandler implements Handler<HttpTarget> {
   ): Promise<Result> {
     let host = '';
     let status: number | null = null;
-    const abort = new AbortController();
-    const onCancel = () => abort.abort(new DeliveryCancelledError(ctx.signal.reason));
+    const abort = new DeliveryAbort(ctx.signal);
     let timer: NodeJS.Timeout | undefined;
     try {
       const method = String(target?.method ?? '').toUpperCase() as HttpMethod;
@@ -189,7 +205,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       host = url.host;
 
       if (ctx.signal.aborted) throw new DeliveryCancelledError(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', onCancel, { once: true });
+      ctx.signal.addEventListener('abort', abort, { once: true });
       // One deadline for the whole exchange: connect, headers and body.
       timer = setTimeout(() => abort.abort(new DeliveryTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMER_MS));
 
@@ -206,7 +222,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       });
       status = res.statusCode;
       // An abort after readPrefix settles would otherwise emit 'error' with no listener.
-      res.body.on('error', () => {});
+      res.body.on('error', ignoreError);
       const { bytes } = await readPrefix(res.body, this.maxResponseBytes);
       // Best effort: lets a short remainder be discarded so the socket returns to the
       // pool; a long one is cut off. Either way the outcome is already decided.
@@ -224,7 +240,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       return failed(failure, error, { httpStatus: status });
     } finally {
       clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onCancel);
+      ctx.signal.removeEventListener('abort', abort);
     }
   }
 
