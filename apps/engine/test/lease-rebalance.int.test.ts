@@ -14,8 +14,12 @@ describe('partition rebalancing between scheduler nodes', () => {
   const keepers: LeaseKeeper[] = [];
 
   /** Long leases and a tick of a minute: within a test only a keeper's hungry ticks come on their own. */
-  const keeper = (nodeId: string) => {
-    const k = new LeaseKeeper(db.pool, { nodeId, leaseMs: 300_000, tickMs: 60_000, hungryTickMs: 100 }, log);
+  const keeper = (nodeId: string, nodeTimeoutMs?: number) => {
+    const k = new LeaseKeeper(
+      db.pool,
+      { nodeId, leaseMs: 300_000, tickMs: 60_000, hungryTickMs: 100, ...(nodeTimeoutMs ? { nodeTimeoutMs } : {}) },
+      log,
+    );
     keepers.push(k);
     return k;
   };
@@ -106,6 +110,22 @@ describe('partition rebalancing between scheduler nodes', () => {
     expect(await owners()).toEqual([
       { owner: 'rb-c', n: 2 },
       { owner: 'rb-x', n: db.partitions - 2 },
+    ]);
+  });
+
+  it('a node that stays short with nothing coming free goes back to the normal tick', async () => {
+    await db.pool.query(`UPDATE partition_leases SET owner = 'rb-x', expires_at = now() + interval '1 hour'`);
+    await alive('rb-e');
+    // nodeTimeoutMs bounds the hungry pace: 1 s here (other nodes count as dead after it too)
+    const e = keeper('rb-e', 1_000);
+    await e.start();
+    await new Promise((r) => setTimeout(r, 2_000)); // hungry ticks for 1 s, then the normal (minute) tick
+    await db.pool.query('UPDATE partition_leases SET owner = NULL, expires_at = NULL WHERE partition = 0');
+    await new Promise((r) => setTimeout(r, 1_500)); // ten hungry ticks would have taken it
+    expect(e.partitions()).toHaveLength(0);
+    expect(await owners()).toEqual([
+      { owner: 'rb-x', n: db.partitions - 1 },
+      { owner: null, n: 1 },
     ]);
   });
 });

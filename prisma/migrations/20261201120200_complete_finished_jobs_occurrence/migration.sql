@@ -2,8 +2,8 @@
 --
 -- The open-run check probed the open runs of every daily partition of `runs` (a job's runs are
 -- not keyed by time): ~60 % of the function's buffers in a one-off herd, growing with retention.
--- A one-off whose schedule never changed (version 1: every change of a job bumps its version, and
--- only a PATCH changes run_at or schedule_type) has scheduled runs only at its run_at
+-- A one-off whose schedule never changed (version 1: every PATCH, pause, resume and delete bumps
+-- its version, and only a PATCH changes run_at or schedule_type) has scheduled runs only at its run_at
 -- (runs_occurrence_key: at most one), so its check is that one occurrence: one probe of one
 -- partition, pruned at run time by the job's run_at. Every other job keeps the check over every
 -- partition: a one-off that was rescheduled (or paused, changed and resumed) may still have an

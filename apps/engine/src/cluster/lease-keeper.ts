@@ -48,6 +48,10 @@ export class LeaseKeeper extends EventEmitter<{
   private readonly nodeTimeoutMs: number;
   /** below the fair share after the last tick: the next one comes after hungryTickMs */
   private hungry = false;
+  /** since when (performance.now()) this node has been below its share without gaining a partition */
+  private hungrySince: number | undefined;
+  private hungryWarned = false;
+  private ownedWhenHungry = 0;
   /** when (performance.now()) the leases were last renewed */
   private renewedAt = Number.NEGATIVE_INFINITY;
   takeovers = 0;
@@ -109,11 +113,13 @@ export class LeaseKeeper extends EventEmitter<{
     // whole tick for them left a third of the partitions unscheduled for up to 3 s.
     const loop = () => {
       if (this.stopped) return;
+      // A normal tick comes no later than the next renewal is due.
+      const untilRenewal = Math.max(0, this.renewedAt + this.tickMs - performance.now());
       this.timer = setTimeout(
         () => {
           this.running = this.tick().finally(loop);
         },
-        this.hungry ? this.hungryTickMs : this.tickMs,
+        this.hungry ? Math.min(this.hungryTickMs, untilRenewal) : Math.min(this.tickMs, untilRenewal),
       );
     };
     loop();
@@ -128,6 +134,8 @@ export class LeaseKeeper extends EventEmitter<{
       if (this.failures) this.log.info({ failures: this.failures }, 'lease ticks succeed again');
       this.failures = 0;
     } catch (err) {
+      // A failing database is not asked again at the hungry pace.
+      this.hungry = false;
       // Every tick is tried (renewing is what keeps the partitions); an outage logs once in full.
       if (++this.failures === 1) this.log.warn({ err }, 'lease tick failed');
       else this.log.debug({ err: (err as Error)?.message, failures: this.failures }, 'lease tick failed again');
@@ -182,7 +190,33 @@ export class LeaseKeeper extends EventEmitter<{
     } else if (this.owned.size > fair) {
       await this.release(this.partitions().slice(fair));
     }
-    this.hungry = this.owned.size < fair;
+    this.noteHunger(this.owned.size < fair, fair);
+  }
+
+  /**
+   * Hungry ticks last while they can help: the excess comes back within a tick or two of a
+   * node joining. A node still short after nodeTimeoutMs without gaining anything — nodes
+   * disagreeing for a while about who is alive, say — goes back to the normal tick (it still
+   * takes what comes free there) and says so once.
+   */
+  private noteHunger(short: boolean, fair: number): void {
+    const now = performance.now();
+    if (!short) {
+      this.hungry = false;
+      this.hungrySince = undefined;
+      this.hungryWarned = false;
+      return;
+    }
+    if (this.hungrySince === undefined || this.owned.size > this.ownedWhenHungry) this.hungrySince = now;
+    this.ownedWhenHungry = this.owned.size;
+    this.hungry = now - this.hungrySince < this.nodeTimeoutMs;
+    if (!this.hungry && !this.hungryWarned) {
+      this.hungryWarned = true;
+      this.log.warn(
+        { owned: this.owned.size, fair, waitedMs: Math.round(now - this.hungrySince) },
+        'below the fair share of partitions with none coming free; looking again at the normal tick',
+      );
+    }
   }
 
   /**
