@@ -57,4 +57,13 @@ describe('readPrefix', () => {
     await expect(readA).resolves.toEqual({ bytes: Buffer.from('a1a2'), complete: true });
     await expect(readB).resolves.toEqual({ bytes: Buffer.from('b1b2'), complete: false });
   });
+
+  it('refuses a second read of a body already being read, and the first still completes', async () => {
+    const body = new PassThrough();
+    const first = readPrefix(body, 100);
+    await expect(readPrefix(body, 100)).rejects.toThrow(/already being read/);
+    body.end(Buffer.from('ok'));
+    await expect(first).resolves.toEqual({ bytes: Buffer.from('ok'), complete: true });
+    expect(body.listenerCount('end')).toBe(0);
+  });
 });

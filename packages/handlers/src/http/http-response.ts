@@ -39,8 +39,8 @@ interface PrefixRead {
 const kPrefixRead = Symbol('belfry.prefixRead');
 type PrefixStream = Readable & { [kPrefixRead]?: PrefixRead | undefined };
 
-function endPrefixRead(body: PrefixStream): PrefixRead {
-  const read = body[kPrefixRead] as PrefixRead;
+function endPrefixRead(body: PrefixStream): PrefixRead | undefined {
+  const read = body[kPrefixRead];
   body[kPrefixRead] = undefined;
   body.off('data', onPrefixData);
   body.off('end', onPrefixEnd);
@@ -61,17 +61,18 @@ function onPrefixData(this: PrefixStream, chunk: Buffer): void {
   }
 }
 
+// Each settles the read once; an event after that (its listeners are gone by then) finds none.
 function onPrefixEnd(this: PrefixStream): void {
   const read = endPrefixRead(this);
-  read.resolve({ bytes: Buffer.concat(read.chunks, read.size), complete: true });
+  read?.resolve({ bytes: Buffer.concat(read.chunks, read.size), complete: true });
 }
 
 function onPrefixError(this: PrefixStream, err: Error): void {
-  endPrefixRead(this).reject(err);
+  endPrefixRead(this)?.reject(err);
 }
 
 function onPrefixClose(this: PrefixStream): void {
-  endPrefixRead(this).reject(
+  endPrefixRead(this)?.reject(
     Object.assign(new Error('response body closed before it ended'), { code: 'UND_ERR_SOCKET' }),
   );
 }
@@ -83,8 +84,9 @@ function onPrefixClose(this: PrefixStream): void {
  * One read per stream at a time.
  */
 export function readPrefix(body: Readable, maxBytes: number): Promise<{ bytes: Buffer; complete: boolean }> {
+  const stream = body as PrefixStream;
+  if (stream[kPrefixRead]) return Promise.reject(new Error('readPrefix: this body is already being read'));
   return new Promise((resolve, reject) => {
-    const stream = body as PrefixStream;
     stream[kPrefixRead] = { chunks: [], size: 0, maxBytes, resolve, reject };
     stream.on('data', onPrefixData).on('end', onPrefixEnd).on('error', onPrefixError).on('close', onPrefixClose);
   });

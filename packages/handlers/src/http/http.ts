@@ -97,8 +97,8 @@ class CheckedUrls {
 
 /**
  * The delivery's own abort: the attempt's signal (cancel, lease lost, shutdown) and the
- * deadline both end the exchange through it. It is its own listener on the attempt's signal
- * (handleEvent), so a delivery makes no closure for it.
+ * deadline both end the exchange through it. It listens on the attempt's signal itself
+ * (handleEvent).
  */
 class DeliveryAbort extends AbortController {
   constructor(private readonly attempt: AbortSignal) {
