@@ -67,7 +67,7 @@ export async function claimFromPullQueue(
         {
           attempt: r.attempt,
           workerId: worker,
-          startedAt: r.started_at.toISOString(),
+          startedAt: r.attempt_started_at.toISOString(),
           finishedAt: null,
           status: 'running',
           httpStatus: null,

@@ -10,6 +10,7 @@ import { CANCEL_CHANNEL, completeFinishedJobs } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { nowMs, requireJob, selectJob } from './jobs';
+import { insertUnreportedAttempts } from './schedule-entries';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { insertAndEnqueueRuns } from './run-enqueue';
 import { RUN_COLUMNS, type RunRow, runSelect, selectRun, toRunView, withAttempts } from './run-rows';
@@ -86,10 +87,19 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
     if (!(OPEN_RUN_STATUSES as readonly string[]).includes(row.status)) {
       throw new AppError('conflict', `the run has already finished (${row.status}) and cannot be cancelled`);
     }
+    // A running run whose worker will never report its end — claimed ahead and not yet due (it
+    // is told and never starts), or its lease expired (the worker is gone) — gets its attempt's
+    // row now, read from the run as it was (the statement's snapshot); a later report finds it
+    // (ON CONFLICT in the enders) and changes nothing.
     const { rows } = await client.query<RunRow>(
-      `UPDATE runs AS r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
-        WHERE r.id = $1 AND r.scheduled_time = $2
-        RETURNING ${RUN_COLUMNS}, '' AS sort_ts`,
+      `WITH cancelled AS (
+         UPDATE runs AS r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
+          WHERE r.id = $1 AND r.scheduled_time = $2
+          RETURNING ${RUN_COLUMNS}, '' AS sort_ts
+       ), closed AS (
+         ${insertUnreportedAttempts('o.id = $1 AND o.scheduled_time = $2')}
+       )
+       SELECT * FROM cancelled`,
       [row.id, row.scheduled_time, now],
     );
     // The worker holding a running run hears of it now (NOTIFY is sent on commit).

@@ -55,6 +55,30 @@ export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: str
 }
 
 /**
+ * The attempt rows of running runs being cancelled whose workers will never report their end:
+ * claimed ahead and not yet due (told, they never start), or their lease expired (the worker is
+ * gone). `which` picks the runs from `runs o`, read as before the cancelling UPDATE of the same
+ * statement; $3 is the cancel's time. A later report of such an attempt finds its row and changes
+ * nothing (the enders' ON CONFLICT ... WHERE status = 'running'). Used by cancelRun (runs.ts).
+ */
+export function insertUnreportedAttempts(which: string): string {
+  return `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status,
+                                   started_at, finished_at, error)
+         SELECT o.id, o.scheduled_time, o.tenant_id, o.job_id, o.attempt, o.worker_id, 'cancelled',
+                LEAST(COALESCE(o.attempt_started_at, o.started_at, $3), $3), $3,
+                CASE WHEN COALESCE(o.due_at, o.scheduled_time) > clock_timestamp() THEN 'cancelled before it started'
+                     ELSE 'run cancelled while running' END
+           FROM runs o
+          WHERE ${which} AND o.status = 'running' AND o.attempt >= 1
+            AND (COALESCE(o.due_at, o.scheduled_time) > clock_timestamp() OR o.lease_expires_at <= now())
+         -- a 'running' row left by the previous version (complete-runs.ts in @belfry/db): closed
+         ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+            SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, error = EXCLUDED.error,
+                started_at = LEAST(run_attempts.started_at, EXCLUDED.finished_at)
+          WHERE run_attempts.status = 'running'`;
+}
+
+/**
  * Pausing a job whose target is a container also stops its running runs (docs/api.md,
  * "Container targets"): they are cancelled, and the workers holding them hear it (NOTIFY on
  * commit) and stop their containers. Runs of other kinds finish the call they began. Answers how
@@ -66,12 +90,21 @@ export async function cancelRunningContainerRuns(
   jobId: string,
   now: Date,
 ): Promise<number> {
+  // A run whose worker will never report (lease expired) gets its attempt's row here.
   const { rows } = await db.query<{ id: string }>(
-    `UPDATE runs r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
-      FROM jobs j
-      WHERE j.id = r.job_id AND j.target->>'type' = 'container'
-        AND r.job_id = $1 AND r.tenant_id = $2 AND r.status = 'running'
-      RETURNING r.id`,
+    `WITH cancelled AS (
+       UPDATE runs r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
+         FROM jobs j
+        WHERE j.id = r.job_id AND j.target->>'type' = 'container'
+          AND r.job_id = $1 AND r.tenant_id = $2 AND r.status = 'running'
+        RETURNING r.id, r.scheduled_time
+     ), closed AS (
+       ${insertUnreportedAttempts(
+         `(o.id, o.scheduled_time) IN (SELECT c.id, c.scheduled_time FROM cancelled c) AND o.job_id = $1
+            AND o.tenant_id = $2`,
+       )}
+     )
+     SELECT id FROM cancelled`,
     [jobId, tenantId, now],
   );
   for (const r of rows) await db.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, r.id]);

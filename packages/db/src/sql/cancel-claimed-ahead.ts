@@ -51,8 +51,14 @@ export async function cancelClaimedAheadRuns(
        INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
                                  finished_at, error)
        SELECT c.id, c.scheduled_time, c.tenant_id, c.job_id, c.attempt, c.worker_id, 'cancelled',
-              COALESCE(c.attempt_started_at, c.started_at, now()), $3, 'cancelled before it started'
+              -- a run claimed ahead starts when due (claim-runs.ts): never after it finished
+              LEAST(COALESCE(c.attempt_started_at, c.started_at, $3), $3), $3, 'cancelled before it started'
          FROM cancelled c
+       -- a 'running' row left by the previous version (complete-runs.ts): closed
+       ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+          SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, error = EXCLUDED.error,
+              started_at = LEAST(run_attempts.started_at, EXCLUDED.finished_at)
+        WHERE run_attempts.status = 'running'
      )
      SELECT c.id, pg_notify($4, c.id)::text AS notified FROM cancelled c`,
     [

@@ -9,7 +9,9 @@
 // (attempt, worker_id, attempt_started_at), and the same statement that fences the run inserts
 // the ended attempt from it. The primary key (run, scheduled time, attempt) still refuses a
 // second row for one attempt; two enders (a completion and the reaper) never both get that far,
-// since only one of them moves the run out of 'running'.
+// since only one of them moves the run out of 'running'. Every ender closes instead a 'running'
+// row left by a process of the previous version (ON CONFLICT): without it, one such row would
+// fail the whole batch with a duplicate key, again at every retry.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
@@ -82,7 +84,15 @@ export async function completeAttempts(
        SELECT d.id, d.scheduled_time, d.tenant_id, d.job_id, d.attempt, d.worker_id, o.attempt_status,
               COALESCE(d.attempt_started_at, d.started_at, now()), now(), o.http_status, o.duration_ms, o.error,
               o.response_snippet, o.request_headers, o.exit_code
-       FROM o JOIN done d ON d.id = o.run_id
+       FROM o JOIN done d ON d.id = o.run_id AND d.scheduled_time = o.scheduled_time AND d.attempt = o.attempt
+       -- a 'running' row left by a process of the version that opened attempts at their claim
+       -- (upgrade, rollback): this attempt's row, closed with its outcome, its start kept
+       ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+          SET worker_id = EXCLUDED.worker_id, status = EXCLUDED.status, finished_at = EXCLUDED.finished_at,
+              http_status = EXCLUDED.http_status, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
+              response_snippet = EXCLUDED.response_snippet, request_headers = EXCLUDED.request_headers,
+              exit_code = EXCLUDED.exit_code
+        WHERE run_attempts.status = 'running'
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`,
     [

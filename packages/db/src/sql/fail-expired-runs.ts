@@ -42,7 +42,11 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
                                  finished_at, error)
        SELECT m.id, m.scheduled_time, m.tenant_id, m.job_id, m.attempt, m.worker_id, 'failed',
               COALESCE(m.attempt_started_at, m.started_at, now()), now(), v.error
-       FROM moved m JOIN v ON v.id = m.id
+       FROM moved m JOIN v ON v.id = m.id AND v.scheduled_time = m.scheduled_time
+       -- a 'running' row left by the previous version (complete-runs.ts): closed, its start kept
+       ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+          SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, error = EXCLUDED.error
+        WHERE run_attempts.status = 'running'
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
     [

@@ -43,7 +43,6 @@ export interface HeldPullRun {
   retry_max_attempts: number;
   retry_initial_delay_seconds: number;
   retry_max_delay_seconds: number;
-  attempt_started_at: Date;
   db_now: Date;
 }
 
@@ -52,7 +51,7 @@ export async function lockHeldPullRun(tx: Queryable, lease: PullLease): Promise<
   const { rows } = await tx.query<HeldPullRun>(
     `SELECT r.job_id, r.priority, j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
             j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
-            r.attempt_started_at, now() AS db_now
+            now() AS db_now
        FROM runs r
        JOIN jobs j ON j.id = r.job_id
       WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
@@ -166,6 +165,13 @@ export async function finishPullAttempt(
               CASE WHEN $6 = 'succeeded' THEN 'succeeded' ELSE 'failed' END, d.attempt_start, now(),
               GREATEST(0, (EXTRACT(EPOCH FROM now() - d.attempt_start) * 1000))::int, $8, $9
          FROM done d
+       -- a 'running' row left by the previous version (complete-runs.ts): closed from its own
+       -- start, and answered (RETURNING gives the updated row)
+       ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+          SET worker_id = EXCLUDED.worker_id, status = EXCLUDED.status, finished_at = EXCLUDED.finished_at,
+              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - run_attempts.started_at) * 1000))::int,
+              error = EXCLUDED.error, response_snippet = EXCLUDED.response_snippet
+        WHERE run_attempts.status = 'running'
        RETURNING attempt, worker_id, status, started_at, finished_at, http_status, duration_ms,
                  error, response_snippet, exit_code
      ), attempts AS (
@@ -253,6 +259,12 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
        SELECT d.id, d.scheduled_time, d.tenant_id, d.job_id, d.attempt, d.worker_id, 'succeeded', d.attempt_start, now(),
               GREATEST(0, (EXTRACT(EPOCH FROM now() - d.attempt_start) * 1000))::int, d.output
          FROM done d
+       -- a 'running' row left by the previous version: closed and answered (finishPullAttempt)
+       ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
+          SET worker_id = EXCLUDED.worker_id, status = EXCLUDED.status, finished_at = EXCLUDED.finished_at,
+              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - run_attempts.started_at) * 1000))::int,
+              error = NULL, response_snippet = EXCLUDED.response_snippet
+        WHERE run_attempts.status = 'running'
        RETURNING run_id, attempt, worker_id, status, started_at, finished_at, http_status,
                  duration_ms, error, response_snippet, exit_code
      ), attempts AS (
