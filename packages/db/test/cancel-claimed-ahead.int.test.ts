@@ -77,7 +77,8 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
     await listener.query('LISTEN belfry_cancel');
     try {
       const canceller = await session();
-      expect(await cancelClaimedAheadRuns(canceller, tenantId, jobId, new Date())).toEqual([run.id]);
+      const cancelledAt = new Date();
+      expect(await cancelClaimedAheadRuns(canceller, tenantId, jobId, cancelledAt)).toEqual([run.id]);
       // The worker's check waits for the canceller's decision, then finds the run gone.
       const check = confirmRunStarts(db.pool, WORKER, [run]);
       await lockWaitBehind(canceller);
@@ -85,7 +86,8 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
       canceller.release();
       expect((await check).held.size).toBe(0);
       expect(await statusOf(run.id)).toBe('cancelled');
-      // The attempt's one row, written by the cancel from the run row.
+      // The attempt's one row, written by the cancel from the run row; it would have started when
+      // due, after the cancel: it starts (and ends) at the cancel, never after its end.
       const attempt = await db.pool.query(
         'SELECT attempt, status, error, worker_id, started_at FROM run_attempts WHERE run_id = $1',
         [run.id],
@@ -96,7 +98,7 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
           status: 'cancelled',
           error: 'cancelled before it started',
           worker_id: WORKER,
-          started_at: run.scheduledTime,
+          started_at: cancelledAt,
         },
       ]);
       while (!heard.includes(run.id)) await new Promise((r) => setTimeout(r, 20));

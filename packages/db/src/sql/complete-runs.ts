@@ -47,8 +47,16 @@ export interface CompletedRun {
 export async function completeAttempts(
   tx: Queryable,
   workerId: string,
-  outcomes: AttemptOutcome[],
+  given: AttemptOutcome[],
 ): Promise<CompletedRun[]> {
+  // One outcome per run (the first): a run twice in a batch would write its attempt's row twice.
+  const seen = new Set<string>();
+  const outcomes = given.filter((o) => {
+    const key = `${o.runId}/${o.scheduledTime.getTime()}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   if (!outcomes.length) return [];
   const { rows } = await tx.query<CompletedRun>(
     `WITH o AS (
