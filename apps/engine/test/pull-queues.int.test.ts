@@ -266,6 +266,11 @@ describe('pull queues over REST', () => {
 
     const [second] = (await claim('history', { waitSeconds: 20, worker: 'w-2' })).body.data;
     expect(second.run).toMatchObject({ id: run.id, attempt: 2 });
+    // The claim shows the second attempt from its own start (not the run's, the first attempt's),
+    // as the run reads.
+    const reading = (await call('GET', `/api/v1/runs/${run.id}`)).body;
+    expect(second.run.attempts).toEqual([reading.attempts[1]]);
+    expect(second.run.attempts[0].startedAt).not.toBe(second.run.startedAt);
     const done = await call('POST', `/api/v1/runs/${run.id}/complete`, {
       leaseToken: second.leaseToken,
       status: 'succeeded',

@@ -8,6 +8,7 @@ import { jobTimeline, TimelineInput } from '../src/dashboard/timeline';
 import { runDetail } from '../src/dashboard/run-detail';
 import { Run, RunPage } from '../src/index';
 import { insertAndEnqueueRuns } from '../src/services/run-enqueue';
+import { cancelRunningContainerRuns } from '../src/services/schedule-entries';
 import { withTransaction } from '../src/sql/tx';
 import { client, createHarness, type Harness, insertRun, jobBody, makeTenant, type TestTenant } from './support';
 
@@ -298,17 +299,99 @@ describe('the attempt in progress', () => {
     const list = await api.get(`/api/v1/jobs/${jobId}/runs`);
     expect(list.body.data[0].attempts).toEqual(run.attempts);
 
-    // Pausing cancels it before it started: the attempt's one row says so.
+    // Pausing cancels it before it started: the attempt's one row says so (it starts when it
+    // ends, never after: it would have started when due).
     expect((await api.post(`/api/v1/jobs/${jobId}/pause`)).status).toBe(200);
     const cancelled = await runOf(id);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.attempts).toEqual([
       {
-        ...running(1, 'worker-ahead', scheduledTime.toISOString()),
+        ...running(1, 'worker-ahead', cancelled.attempts[0]?.finishedAt ?? ''),
         status: 'cancelled',
         finishedAt: expect.any(String),
         error: 'cancelled before it started',
       },
+    ]);
+    expect(cancelled.attempts[0]?.finishedAt).not.toBeNull();
+  });
+
+  // A cancelled run whose worker will never report its end gets its attempt's row from the
+  // cancel; a report arriving after all changes nothing.
+  const reportCancelled = (id: string, scheduledTime: Date, worker: string) =>
+    closeCancelledAttempt(h.db.pool, { runId: id, scheduledTime, tenantId: t.tenantId, attempt: 1, worker });
+
+  it('cancelling a run claimed ahead records its attempt at once', async () => {
+    const jobId = await newJob();
+    const scheduledTime = new Date(Date.now() + 60_000);
+    const id = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime, finishedAt: null });
+    await claimRuns(h.db.pool, 'worker-ahead', 30_000, [id], [scheduledTime]);
+    const res = await api.post(`/api/v1/runs/${id}/cancel`);
+    expect(res.status).toBe(200);
+    const answered = Run.parse(res.body);
+    const finishedAt = answered.finishedAt ?? '';
+    const recorded = [
+      {
+        ...running(1, 'worker-ahead', finishedAt),
+        status: 'cancelled',
+        finishedAt,
+        error: 'cancelled before it started',
+      },
+    ];
+    expect(answered.attempts).toEqual(recorded);
+    await reportCancelled(id, scheduledTime, 'worker-ahead');
+    expect((await runOf(id)).attempts).toEqual(recorded);
+  });
+
+  it('cancelling a run whose lease expired records its attempt at once, from its start', async () => {
+    const jobId = await newJob();
+    const scheduledTime = new Date(Date.now() - 60_000);
+    const id = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime, finishedAt: null });
+    await claimRuns(h.db.pool, 'worker-gone', 30_000, [id], [scheduledTime]);
+    const { rows } = await h.db.pool.query<{ attempt_started_at: Date }>(
+      `UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1 RETURNING attempt_started_at`,
+      [id],
+    );
+    const start = (rows[0] as { attempt_started_at: Date }).attempt_started_at.toISOString();
+    const res = await api.post(`/api/v1/runs/${id}/cancel`);
+    expect(res.status).toBe(200);
+    const recorded = [
+      {
+        ...running(1, 'worker-gone', start),
+        status: 'cancelled',
+        finishedAt: Run.parse(res.body).finishedAt,
+        error: 'run cancelled while running',
+      },
+    ];
+    expect(Run.parse(res.body).attempts).toEqual(recorded);
+    await reportCancelled(id, scheduledTime, 'worker-gone');
+    expect((await runOf(id)).attempts).toEqual(recorded);
+  });
+
+  it("pausing a container job records the attempt of a run whose lease expired; a live one's worker reports", async () => {
+    const jobId = await newJob();
+    await h.db.pool.query(`UPDATE jobs SET target = jsonb_set(target, '{type}', '"container"') WHERE id = $1`, [
+      jobId,
+    ]);
+    const at = (s: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - s * 1000);
+    const [lost, live] = [at(90), at(80)];
+    const lostId = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime: lost, finishedAt: null });
+    const liveId = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime: live, finishedAt: null });
+    await claimRuns(h.db.pool, 'worker-gone', 30_000, [lostId], [lost]);
+    await claimRuns(h.db.pool, 'worker-live', 30_000, [liveId], [live]);
+    await h.db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [lostId]);
+    expect(await cancelRunningContainerRuns(h.db.pool, t.tenantId, jobId, new Date())).toBe(2);
+    const lostRun = await runOf(lostId);
+    expect(lostRun.attempts).toMatchObject([
+      { attempt: 1, workerId: 'worker-gone', status: 'cancelled', error: 'run cancelled while running' },
+    ]);
+    expect(lostRun.attempts[0]?.finishedAt).toBe(lostRun.finishedAt);
+    await reportCancelled(lostId, lost, 'worker-gone');
+    expect((await runOf(lostId)).attempts).toEqual(lostRun.attempts);
+    // The live one is shown running until its worker reports the end.
+    expect((await runOf(liveId)).attempts).toMatchObject([{ attempt: 1, workerId: 'worker-live', status: 'running' }]);
+    await reportCancelled(liveId, live, 'worker-live');
+    expect((await runOf(liveId)).attempts).toMatchObject([
+      { attempt: 1, workerId: 'worker-live', status: 'cancelled', error: 'run cancelled while running' },
     ]);
   });
 
