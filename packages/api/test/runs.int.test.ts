@@ -369,13 +369,23 @@ describe('the attempt in progress', () => {
 
   it("pausing a container job records the attempt of a run whose lease expired; a live one's worker reports", async () => {
     const jobId = await newJob();
-    await h.db.pool.query(`UPDATE jobs SET target = jsonb_set(target, '{type}', '"container"') WHERE id = $1`, [
-      jobId,
-    ]);
+    await h.db.pool.query(`UPDATE jobs SET target = jsonb_set(target, '{type}', '"container"') WHERE id = $1`, [jobId]);
     const at = (s: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - s * 1000);
     const [lost, live] = [at(90), at(80)];
-    const lostId = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime: lost, finishedAt: null });
-    const liveId = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime: live, finishedAt: null });
+    const lostId = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId,
+      status: 'pending',
+      scheduledTime: lost,
+      finishedAt: null,
+    });
+    const liveId = await insertRun(h, {
+      tenantId: t.tenantId,
+      jobId,
+      status: 'pending',
+      scheduledTime: live,
+      finishedAt: null,
+    });
     await claimRuns(h.db.pool, 'worker-gone', 30_000, [lostId], [lost]);
     await claimRuns(h.db.pool, 'worker-live', 30_000, [liveId], [live]);
     await h.db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [lostId]);

@@ -158,7 +158,12 @@ describe("ending an attempt whose 'running' row a previous version left", () => 
     expect(await cancelClaimedAheadRuns(db.pool, tenantId, run.jobId, cancelledAt)).toEqual([run.id]);
     const rows = await attempts(run.id);
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toMatchObject({ attempt: 2, status: 'cancelled', ended: true, error: 'cancelled before it started' });
+    expect(rows[1]).toMatchObject({
+      attempt: 2,
+      status: 'cancelled',
+      ended: true,
+      error: 'cancelled before it started',
+    });
     // the old claim opened it at its due time, after the cancel
     expect((rows[1].started_at as Date).getTime()).toBeLessThanOrEqual(cancelledAt.getTime());
   });
