@@ -107,7 +107,7 @@ describe("ending an attempt whose 'running' row a previous version left", () => 
       id,
       scheduledTime: at,
       attempt: 2,
-      status: 'dead',
+      status: 'dead' as const,
       nextAttemptAt: null,
       error: 'lease expired',
     });
