@@ -10,10 +10,10 @@ import { CANCEL_CHANNEL, completeFinishedJobs } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { nowMs, requireJob, selectJob } from './jobs';
-import { insertUnreportedAttempts } from './schedule-entries';
 import { decodeCursor, type Page, pageLimit, toPage } from './pagination';
 import { insertAndEnqueueRuns } from './run-enqueue';
 import { RUN_COLUMNS, type RunRow, runSelect, selectRun, toRunView, withAttempts } from './run-rows';
+import { insertUnreportedAttempts } from './schedule-entries';
 
 /**
  * The job's runs, newest scheduled time first. The history of a deleted job stays

@@ -59,7 +59,8 @@ export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: str
  * claimed ahead and not yet due (told, they never start), or their lease expired (the worker is
  * gone). `which` picks the runs from `runs o`, read as before the cancelling UPDATE of the same
  * statement; $3 is the cancel's time. A later report of such an attempt finds its row and changes
- * nothing (the enders' ON CONFLICT ... WHERE status = 'running'). Used by cancelRun (runs.ts).
+ * nothing (the enders' ON CONFLICT ... WHERE status = 'running'). Used by cancelRun (runs.ts)
+ * and cancelRunningContainerRuns below.
  */
 export function insertUnreportedAttempts(which: string): string {
   return `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status,

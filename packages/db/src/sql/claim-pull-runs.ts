@@ -56,7 +56,8 @@ export async function claimPullRuns(
          AND j.id = r.job_id
          AND (r.status = 'pending' OR (r.status = 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.status, r.skip_reason, r.attempt, r.trigger,
-                 r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.lease_expires_at, r.attempt_started_at,
+                 r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.lease_expires_at,
+                 r.attempt_started_at,
                  COALESCE(r.due_at, r.scheduled_time) AS due_at, j.payload
      )
      SELECT * FROM claimed ORDER BY scheduled_time, id`,
