@@ -10,6 +10,8 @@ export const benchEnv = Object.freeze({
   DATABASE_URL: read('DATABASE_URL'),
   /** a directory: each engine node, API and peer worker process writes a V8 CPU profile there on exit */
   BENCH_CPU_PROF: read('BENCH_CPU_PROF'),
+  /** a directory: each engine node's log (bench-<n>.log; BELFRY_LOG_LEVEL=debug for more) is kept there */
+  BENCH_ENGINE_LOG_DIR: read('BENCH_ENGINE_LOG_DIR'),
   BENCH_AMQP_URL: read('BENCH_AMQP_URL') ?? 'amqp://guest:guest@127.0.0.1:5672',
   BENCH_NATS_URL: read('BENCH_NATS_URL') ?? 'nats://127.0.0.1:4222',
 });

@@ -1,11 +1,13 @@
 // Bench plumbing: a fresh database on the configured server (./database), the webhook sink
 // and the engine nodes as separate processes, as in production.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { Pool } from 'undici';
 import { findRepoRoot } from '@belfry/db';
-import { childEnv, cpuProfArgs } from './env';
+import { benchEnv, childEnv, cpuProfArgs } from './env';
 import type { SinkRecord } from './sink';
 
 export {
@@ -57,6 +59,7 @@ export async function startSink(): Promise<Sink> {
     });
   });
   await started;
+  await warmSink(port);
   return {
     url: `http://127.0.0.1:${port}/hook`,
     pid: child.pid,
@@ -74,6 +77,35 @@ export async function startSink(): Promise<Sink> {
       await new Promise((r) => child.once('exit', r));
     },
   };
+}
+
+/**
+ * The sink stands for a tenant's server, which is warm when Belfry calls it: before any
+ * scenario it answers a few thousand requests (unrecorded) so that its JIT and sockets are
+ * not part of the first runs' start lag.
+ */
+async function warmSink(port: number): Promise<void> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32, pipelining: 1 });
+  try {
+    let sent = 0;
+    const total = 5_000;
+    const body = JSON.stringify({ bench: 'warmup' });
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (sent++ < total) {
+          const res = await pool.request({
+            path: '/warmup',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'webhook-id': 'warmup' },
+            body,
+          });
+          await res.body.dump();
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
 }
 
 export interface Engines {
@@ -104,7 +136,12 @@ export async function startEngines(url: string, count: number, env: Record<strin
     started.push(
       new Promise((resolve, reject) => {
         const rl = createInterface({ input: child.stdout! });
+        // BENCH_ENGINE_LOG_DIR=<dir> keeps each engine node's log (bench-<n>.log) there.
+        const keep = benchEnv.BENCH_ENGINE_LOG_DIR
+          ? createWriteStream(join(benchEnv.BENCH_ENGINE_LOG_DIR, `bench-${i + 1}.log`))
+          : undefined;
         rl.on('line', (line) => {
+          keep?.write(`${line}\n`);
           if (line.includes('"engine node started"')) resolve();
           if (line.includes('"level":50') || line.includes('"level":60'))
             process.stderr.write(`[bench-${i + 1}] ${line.slice(0, 400)}\n`);

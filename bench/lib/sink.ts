@@ -14,6 +14,12 @@ export interface SinkRecord {
 
 export function serveSink(onRecord: (r: SinkRecord) => void): Promise<{ port: number; close(): void }> {
   const server = createServer((req, res) => {
+    // The bench's own warm-up requests (see warmSink): answered, never recorded.
+    if (req.url === '/warmup') {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+      return;
+    }
     const at = Date.now();
     const h = req.headers;
     onRecord({

@@ -10,8 +10,8 @@ import {
   queueDepth,
   requireDirectConnection,
   resolveDatabase,
+  warmPool,
 } from '@belfry/db';
-import type pg from 'pg';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
@@ -29,20 +29,8 @@ import { startWorkerRole, type WorkerRole } from './roles/worker-role';
  */
 export const ENGINE_POOL_MAX = 30;
 export const QUEUE_POOL_MAX = 10;
-/** connections of the pool opened at start (see warmPool) */
+/** connections of the main pool opened at start and kept open (see warmPool in @belfry/db) */
 const POOL_WARM = 12;
-
-/**
- * Opens `count` of the pool's connections before the node takes work. Otherwise the first
- * burst of due runs (claims, the start gate, completions, the scheduler's scans at once) opens
- * them, each a TCP connect, a SCRAM exchange (PBKDF2, milliseconds of CPU on both sides) and a
- * backend fork, in the very seconds whose start lag they add to. Idle ones close after the
- * pool's idle timeout as before. Best effort: a failure here shows again on first use.
- */
-async function warmPool(pool: pg.Pool, count: number): Promise<void> {
-  const clients = await Promise.allSettled(Array.from({ length: count }, () => pool.connect()));
-  for (const c of clients) if (c.status === 'fulfilled') c.value.release();
-}
 
 export interface RunningEngine {
   nodeId: string;
@@ -70,6 +58,9 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
   // also holds through a transaction pooler.
   const pool = createPool(target.url, {
     max: ENGINE_POOL_MAX,
+    // POOL_WARM of them opened at start (warmPool) and kept through quiet hours, so the top of
+    // the hour does not open them; the rest on demand, closed again after 30 s idle.
+    min: POOL_WARM,
     name: `belfry-engine:${env.nodeId}`,
     onError: (err) => log.debug({ err }, 'idle database connection lost'),
     transactionSettings: {
@@ -88,7 +79,9 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     max: QUEUE_POOL_MAX,
     onError: (err) => log.warn({ err }, 'queue error'),
   });
-  await warmPool(pool, POOL_WARM);
+  const warmed = await warmPool(pool, POOL_WARM);
+  if (warmed < POOL_WARM)
+    log.warn({ warmed, wanted: POOL_WARM }, 'could not open all the connections it opens at start');
   const metrics = new Metrics();
   metrics.setQueueDepthSource(async () =>
     Object.fromEntries((await queueDepth(pool)).map((d) => [d.priority, d.total])),
