@@ -35,6 +35,33 @@ function occurrences(records: SinkRecord[]) {
   };
 }
 
+/** How long a steady run waits after its window at most for its last occurrences (see waitForWindow). */
+export const STEADY_STRAGGLER_MS = 30_000;
+
+/**
+ * Waits until 3 s after a steady window [start, end) closed and then, up to
+ * STEADY_STRAGGLER_MS after it, until every one of its `expected` occurrences has arrived: a run
+ * that falls behind shows its late occurrences in the lag figures instead of as missing (they
+ * used to be left out of both the lag distribution — its worst tail — and the delivered count).
+ * Only what has not arrived by then counts as missing.
+ */
+export async function waitForWindow(
+  records: SinkRecord[],
+  o: { start: number; end: number; expected: number },
+): Promise<void> {
+  const seen = new Set<string>();
+  let scanned = 0;
+  for (;;) {
+    for (; scanned < records.length; scanned++) {
+      const r = records[scanned] as SinkRecord;
+      if (r.scheduled >= o.start && r.scheduled < o.end) seen.add(`${r.jobId}@${r.scheduled}`);
+    }
+    const now = Date.now();
+    if (now >= o.end + 3_000 && (seen.size >= o.expected || now >= o.end + STEADY_STRAGGLER_MS)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /**
  * A herd all due at `due` (ms epoch): `expected` occurrences must arrive; `judged` leaves out
  * records that cannot count (a hanging tenant's). Throughput is first deliveries over the time

@@ -2,7 +2,7 @@
 // the same bench run, on the same sink process and the same PostgreSQL server (a database of
 // their own) or the machine's Redis, with as many worker processes as Belfry has engine nodes.
 // The figures come from the sink's records through the same code as Belfry's (lib/figures).
-import { type HerdFigures, herdFigures, type SteadyFigures, steadyFigures } from '../lib/figures';
+import { type HerdFigures, herdFigures, type SteadyFigures, steadyFigures, waitForWindow } from '../lib/figures';
 import { onInterrupt } from '../lib/cleanup';
 import { cpuMeter } from '../lib/proc';
 import { type Sink, startSink } from '../lib/harness';
@@ -165,7 +165,7 @@ export async function runPeerSteady(
       if (Date.now() > at) lateEnqueues++;
     }
     const end = start + o.seconds * 1000;
-    while (Date.now() < end + 3_000) await sleep(250);
+    await waitForWindow(sink.records, { start, end, expected: o.perSecond * o.seconds });
     const cpuFigures = await cpu.figures(sink.records.length);
     const { points, lags, ...figures } = steadyFigures(sink.records, {
       start,

@@ -3,7 +3,7 @@
 // distribution and its trend over time (does it drift?).
 import { newId, partitionOf } from '@belfry/core';
 import { benchDatabase, insertTenants, startEngines, startSink } from '../lib/harness';
-import { steadyFigures, type SteadyFigures } from '../lib/figures';
+import { steadyFigures, type SteadyFigures, waitForWindow } from '../lib/figures';
 
 export interface SteadyResult extends SteadyFigures {
   parameters: Record<string, unknown>;
@@ -54,7 +54,7 @@ export async function runSteady(o: {
       ],
     );
     const end = start + o.seconds * 1000;
-    while (Date.now() < end + 3_000) await new Promise((r) => setTimeout(r, 250));
+    await waitForWindow(sink.records, { start, end, expected: o.perSecond * o.seconds });
     return {
       parameters: {
         perSecond: o.perSecond,
