@@ -21,10 +21,13 @@ export interface HerdFigures {
   first: SinkRecord[];
 }
 
+/** One occurrence: a job's scheduled time (its runs, retries and duplicates share it). */
+const occurrenceKey = (r: SinkRecord): string => `${r.jobId}@${r.scheduled}`;
+
 function occurrences(records: SinkRecord[]) {
   const byOccurrence = new Map<string, Set<string>>();
   for (const r of records) {
-    const key = `${r.jobId}@${r.scheduled}`;
+    const key = occurrenceKey(r);
     const set = byOccurrence.get(key) ?? new Set();
     set.add(r.runId);
     byOccurrence.set(key, set);
@@ -54,7 +57,7 @@ export async function waitForWindow(
   for (;;) {
     for (; scanned < records.length; scanned++) {
       const r = records[scanned] as SinkRecord;
-      if (r.scheduled >= o.start && r.scheduled < o.end) seen.add(`${r.jobId}@${r.scheduled}`);
+      if (r.scheduled >= o.start && r.scheduled < o.end) seen.add(occurrenceKey(r));
     }
     const now = Date.now();
     if (now >= o.end + 3_000 && (seen.size >= o.expected || now >= o.end + STEADY_STRAGGLER_MS)) return;

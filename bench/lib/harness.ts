@@ -140,6 +140,7 @@ export async function startEngines(url: string, count: number, env: Record<strin
         const keep = benchEnv.BENCH_ENGINE_LOG_DIR
           ? createWriteStream(join(benchEnv.BENCH_ENGINE_LOG_DIR, `bench-${i + 1}.log`))
           : undefined;
+        rl.once('close', () => keep?.end());
         rl.on('line', (line) => {
           keep?.write(`${line}\n`);
           if (line.includes('"engine node started"')) resolve();

@@ -14,21 +14,17 @@ export interface SinkRecord {
 
 export function serveSink(onRecord: (r: SinkRecord) => void): Promise<{ port: number; close(): void }> {
   const server = createServer((req, res) => {
-    // The bench's own warm-up requests (see warmSink): answered, never recorded.
-    if (req.url === '/warmup') {
-      req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
-      return;
+    // The bench's own warm-up requests (see warmSink) are answered, never recorded.
+    if (req.url !== '/warmup') {
+      const h = req.headers;
+      onRecord({
+        at: Date.now(),
+        runId: String(h['webhook-id'] ?? ''),
+        jobId: String(h['belfry-job-id'] ?? ''),
+        scheduled: Date.parse(String(h['belfry-scheduled-time'] ?? '')),
+        attempt: Number(h['belfry-attempt'] ?? 0),
+      });
     }
-    const at = Date.now();
-    const h = req.headers;
-    onRecord({
-      at,
-      runId: String(h['webhook-id'] ?? ''),
-      jobId: String(h['belfry-job-id'] ?? ''),
-      scheduled: Date.parse(String(h['belfry-scheduled-time'] ?? '')),
-      attempt: Number(h['belfry-attempt'] ?? 0),
-    });
     req.resume();
     if (req.url?.endsWith('/hang')) return;
     req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));

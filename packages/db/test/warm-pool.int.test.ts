@@ -3,7 +3,7 @@
 // make would fail here, not silently in production), and stay in the pool.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { createPool, createQueueClient, type QueueClient, warmPool } from '../src/index';
+import { createPool, createQueueClient, type QueueClient, warmPool, withDatabase } from '../src/index';
 
 describe('warmPool', () => {
   let db: TestDatabase;
@@ -38,7 +38,7 @@ describe('warmPool', () => {
   });
 
   it('counts only the connections it could warm', async () => {
-    const pool = createPool(db.url.replace(/\/[^/?]+(\?|$)/, '/belfry_no_such_database$1'), {
+    const pool = createPool(withDatabase(db.url, 'belfry_no_such_database'), {
       max: 2,
       connectionTimeoutMs: 2_000,
     });
