@@ -34,8 +34,8 @@ async function bulkDead(t: TestTenant, jobId: string, n: number): Promise<string
   const times = Array.from({ length: n }, (_, i) => new Date(start + i));
   const ids = times.map((time) => newId('run', time));
   await h.db.pool.query(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at)
-     SELECT u.id, $1, $2, u.t, 'dead', 5, 'schedule', u.t + interval '1 minute'
+    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at, dead_at)
+     SELECT u.id, $1, $2, u.t, 'dead', 5, 'schedule', u.t + interval '1 minute', u.t + interval '1 minute'
        FROM unnest($3::text[], $4::timestamptz[]) AS u(id, t)`,
     [t.tenantId, jobId, ids, times],
   );

@@ -217,8 +217,9 @@ export async function insertRun(
   const id = newId('run', scheduled);
   const finished = run.finishedAt === undefined ? new Date() : run.finishedAt;
   await h.db.pool.query(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at, started_at, last_error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4, $9)`,
+    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at, started_at, last_error,
+                       dead_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4, $9, CASE WHEN $5 = 'dead' THEN $8::timestamptz END)`,
     [
       id,
       run.tenantId,

@@ -14,6 +14,7 @@ import {
   pgExecutor,
   type QueueClient,
   selectExpiredRuns,
+  sweepRunningRuns,
   withTransaction,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
@@ -129,6 +130,9 @@ export class Reaper {
     }
     if (Date.now() < this.quietUntil) return;
     await this.reapOnce();
+    // The list of running runs the scan reads keeps only runs that may still run (an ender
+    // that did not unlist its run leaves a row behind).
+    await sweepRunningRuns(this.pool, this.config.batchSize);
   }
 
   async reapOnce(): Promise<number> {

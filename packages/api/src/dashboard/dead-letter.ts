@@ -16,7 +16,7 @@ import { withTransaction } from '../sql/tx';
 
 // Kept identical to the dead-letter service's definition of "in the queue".
 const IN_QUEUE = `
-  r.status = 'dead' AND r.finished_at IS NOT NULL
+  r.dead_at IS NOT NULL AND r.status = 'dead' AND r.finished_at IS NOT NULL
   AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id AND j.tenant_id = r.tenant_id AND j.deleted_at IS NULL)
   AND NOT EXISTS (SELECT 1 FROM runs x
                    WHERE x.tenant_id = r.tenant_id AND x.replay_of = r.id AND x.scheduled_time >= r.scheduled_time)`;
@@ -145,8 +145,8 @@ export async function discardDeadRuns(
   if (!keys.length) return { discarded: 0 };
   return withTransaction(deps.pool, async (db) => {
     const { rows } = await db.query<{ id: string }>(
-      `UPDATE runs r SET status = 'cancelled'
-        WHERE r.tenant_id = $1 AND r.status = 'dead'
+      `UPDATE runs r SET status = 'cancelled', dead_at = NULL
+        WHERE r.tenant_id = $1 AND r.dead_at IS NOT NULL AND r.status = 'dead'
           AND r.id = ANY($2::text[]) AND r.scheduled_time = ANY($3::timestamptz[])
         RETURNING r.id`,
       [actor.tenantId, keys.map((k) => k.id), keys.map((k) => k.scheduledTime)],

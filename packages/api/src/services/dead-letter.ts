@@ -22,7 +22,7 @@ export const REPLAY_BATCH_SIZE = 500;
 const REPLAY_LOCK = 4242003;
 
 const DEAD = `
-  r.status = 'dead' AND r.finished_at IS NOT NULL
+  r.dead_at IS NOT NULL AND r.status = 'dead' AND r.finished_at IS NOT NULL
   AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id AND j.tenant_id = r.tenant_id AND j.deleted_at IS NULL)`;
 
 // A replay is always requested after the original was scheduled, which lets the replay_of

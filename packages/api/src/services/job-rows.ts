@@ -45,7 +45,7 @@ export const JOB_SELECT = `
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, j.alerts,
          CASE WHEN j.status = 'active' THEN LEAST(e.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r
-            WHERE r.job_id = j.id AND r.trigger = 'schedule'
+            WHERE r.job_id = j.id AND r.trigger = 'schedule' AND r.finished_at IS NULL
               AND (r.status = 'pending' OR (r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > now())))) END AS next_run_at,
          ${sortTsSql('j.created_at')} AS sort_ts
     FROM jobs j LEFT JOIN schedule_entries e ON e.job_id = j.id`;

@@ -32,6 +32,10 @@ export async function listJobRuns(
   const values: unknown[] = [jobId, actor.tenantId];
   const where = ['r.job_id = $1', 'r.tenant_id = $2'];
   if (query.status !== undefined) where.push(`r.status = $${values.push(query.status)}`);
+  // an open status: the job's open runs (runs_open_idx) instead of its whole history
+  if (query.status !== undefined && (OPEN_RUN_STATUSES as readonly string[]).includes(query.status)) {
+    where.push('r.finished_at IS NULL');
+  }
   if (after)
     where.push(`(r.scheduled_time, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
   values.push(limit + 1);

@@ -47,7 +47,7 @@ export async function deleteScheduleEntry(db: Queryable, jobId: string): Promise
 export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: string, now: Date): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE runs SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL
-      WHERE job_id = $1 AND tenant_id = $2 AND status IN ('pending', 'failed')`,
+      WHERE job_id = $1 AND tenant_id = $2 AND finished_at IS NULL AND status IN ('pending', 'failed')`,
     [jobId, tenantId, now],
   );
   const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);
@@ -97,7 +97,7 @@ export async function cancelRunningContainerRuns(
        UPDATE runs r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
          FROM jobs j
         WHERE j.id = r.job_id AND j.target->>'type' = 'container'
-          AND r.job_id = $1 AND r.tenant_id = $2 AND r.status = 'running'
+          AND r.job_id = $1 AND r.tenant_id = $2 AND r.finished_at IS NULL AND r.status = 'running'
         RETURNING r.id, r.scheduled_time
      ), closed AS (
        ${insertUnreportedAttempts(

@@ -6,8 +6,8 @@
 // Paged in SQL so the answer stays bounded whatever the tenant's history holds: each source
 // yields at most `limit` names after the cursor in index order (jobs_pull_queue_idx, probed
 // once per distinct name; pull_workers' key; pgboss.queue's key), the page is cut from their
-// union, and only the page's queues are counted. Claimed runs are found from the running runs (runs_lease_idx), never by
-// reading the tenant's finished ones. Names sort in the database's collation (C for the
+// union, and only the page's queues are counted. Claimed runs are found from the list of running
+// runs (running_runs, every tenant's: thousands at most), never by reading the tenant's finished ones. Names sort in the database's collation (C for the
 // embedded PostgreSQL: byte order).
 import type { Queryable } from '../sql/types';
 import { lanePrefix } from './names';
@@ -45,7 +45,7 @@ export async function pullQueuePage(db: Queryable, input: PullQueuePageInput): P
     `WITH RECURSIVE running AS (
        -- one row per claimed run, named by the queue its job targets now
        SELECT (SELECT j.target->>'queue' FROM jobs j WHERE j.id = r.job_id AND j.target->>'type' = 'pull') AS name
-         FROM runs r
+         FROM running_runs x JOIN runs r ON r.id = x.run_id AND r.scheduled_time = x.scheduled_time
         WHERE r.tenant_id = $1 AND r.status = 'running'
      ), job_names(name) AS (
        -- the next distinct name, one index probe each (a loose index scan): DISTINCT would read

@@ -31,7 +31,8 @@ export async function cancelClaimedAheadRuns(
 ): Promise<string[]> {
   const { rows: locked } = await tx.query<{ id: string; scheduled_time: Date }>(
     `SELECT r.id, r.scheduled_time FROM runs r
-      WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule' AND r.status = 'running'
+      WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule' AND r.finished_at IS NULL
+        AND r.status = 'running'
         AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
       ORDER BY r.id
       FOR UPDATE OF r`,

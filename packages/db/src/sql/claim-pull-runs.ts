@@ -59,6 +59,10 @@ export async function claimPullRuns(
                  r.replay_of, r.priority, r.created_at, r.started_at, r.finished_at, r.lease_expires_at,
                  r.attempt_started_at,
                  COALESCE(r.due_at, r.scheduled_time) AS due_at, j.payload
+     ), listed AS (
+       -- where the reaper finds running runs (claim-runs.ts, migration 20261202000000)
+       INSERT INTO running_runs (run_id, scheduled_time) SELECT id, scheduled_time FROM claimed
+       ON CONFLICT DO NOTHING
      )
      SELECT * FROM claimed ORDER BY scheduled_time, id`,
     [worker, leaseMs, ids, times, distinctTimes(times)],

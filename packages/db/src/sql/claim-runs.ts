@@ -61,7 +61,8 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
        AND b.status = 'pending' AND b.trigger = 'schedule'
        AND j.id = b.job_id AND j.overlap_policy = 'skip'
        AND (
-         EXISTS (SELECT 1 FROM runs o WHERE o.job_id = b.job_id AND o.status = 'running' AND o.id <> b.id)
+         EXISTS (SELECT 1 FROM runs o
+                 WHERE o.job_id = b.job_id AND o.finished_at IS NULL AND o.status = 'running' AND o.id <> b.id)
          OR EXISTS (
            SELECT 1 FROM batch e
            WHERE e.job_id = b.job_id AND (e.scheduled_time, e.id) < (b.scheduled_time, b.id)
@@ -93,7 +94,11 @@ export async function claimRuns(
   // (every pending run, through runs_open_idx or sequentially) in a nested loop against the
   // batch — 20,000 rows × 50 per claim, most of PostgreSQL's CPU in a 20,000-run herd. An id
   // list on a unique key is estimated right whatever the statistics say. The status tests use
-  // IS NOT DISTINCT FROM (status is never null) so that runs_open_idx does not even qualify.
+  // IS NOT DISTINCT FROM (status is never null) so that no partial index even qualifies.
+  //
+  // No index of runs refers to a column the claim changes, so the claim is a HOT update (the new
+  // row version on the same page, no index entries): the running run is listed for the reaper in
+  // running_runs instead (migration 20261202000000).
   const { rows } = await tx.query<ClaimedRun>(
     `WITH claimed AS (
        UPDATE runs r
@@ -109,6 +114,11 @@ export async function claimRuns(
               OR (r.status IS NOT DISTINCT FROM 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
                  r.attempt, r.trigger, r.priority, r.next_attempt_at
+     ), listed AS (
+       -- the reaper finds running runs here (migration 20261202000000); a row an ender left
+       -- behind (a retry of this run) is already there
+       INSERT INTO running_runs (run_id, scheduled_time) SELECT id, scheduled_time FROM claimed
+       ON CONFLICT DO NOTHING
      )
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now

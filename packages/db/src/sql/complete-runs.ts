@@ -68,6 +68,7 @@ export async function completeAttempts(
        UPDATE runs r
        SET status = o.run_status,
            finished_at = CASE WHEN o.run_status IN ('succeeded', 'dead', 'cancelled') THEN now() END,
+           dead_at = CASE WHEN o.run_status = 'dead' THEN now() END,
            next_attempt_at = o.next_attempt_at,
            lease_expires_at = NULL,
            last_error = o.error
@@ -80,9 +81,10 @@ export async function completeAttempts(
          AND r.id = ANY($2::text[])
          AND r.attempt = o.attempt
          -- IS NOT DISTINCT FROM (status is never null): the same fence as = 'running', which the
-         -- planner cannot match to the partial indexes on running runs. With = it read every
-         -- running run of the partition through runs_lease_idx (and, in a herd, every entry
-         -- not yet vacuumed: thousands) and joined them to the batch by nested loop, per batch.
+         -- planner cannot match to a partial index. With = it read every running run of the
+         -- partition through the lease index runs had until migration 20261202000000 (and, in a
+         -- herd, every entry not yet vacuumed: thousands) and joined them to the batch by nested
+         -- loop, per batch.
          AND r.worker_id = $1 AND r.status IS NOT DISTINCT FROM 'running'
        RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status, r.attempt, r.worker_id,
                  r.attempt_started_at, r.started_at
@@ -101,6 +103,8 @@ export async function completeAttempts(
               response_snippet = EXCLUDED.response_snippet, request_headers = EXCLUDED.request_headers,
               exit_code = EXCLUDED.exit_code
         WHERE run_attempts.status = 'running'
+     ), unlisted AS (
+       DELETE FROM running_runs x USING done d WHERE x.run_id = d.id AND x.scheduled_time = d.scheduled_time
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`,
     [

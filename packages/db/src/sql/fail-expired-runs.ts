@@ -27,6 +27,7 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
        UPDATE runs r
        SET status = v.status,
            finished_at = CASE WHEN v.status = 'dead' THEN now() END,
+           dead_at = CASE WHEN v.status = 'dead' THEN now() END,
            next_attempt_at = v.next_attempt_at,
            lease_expires_at = NULL,
            last_error = v.error
@@ -47,6 +48,8 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
        ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
           SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, error = EXCLUDED.error
         WHERE run_attempts.status = 'running'
+     ), unlisted AS (
+       DELETE FROM running_runs x USING moved m WHERE x.run_id = m.id AND x.scheduled_time = m.scheduled_time
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
     [

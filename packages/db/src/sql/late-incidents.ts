@@ -22,7 +22,7 @@ const OVERDUE_RUN = `
   FROM runs r
   JOIN jobs j ON j.id = r.job_id
   LEFT JOIN alert_policies p ON p.tenant_id = j.tenant_id
-  WHERE r.status = 'pending' AND r.attempt = 0 AND j.status = 'active' AND j.deleted_at IS NULL
+  WHERE r.finished_at IS NULL AND r.status = 'pending' AND r.attempt = 0 AND j.status = 'active' AND j.deleted_at IS NULL
     AND r.scheduled_time < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
 
 // Late detection is opt-in (a tenant's policy or a job's own lateAfterSeconds). Where nothing

@@ -152,6 +152,7 @@ export async function finishPullAttempt(
        UPDATE runs r
           SET status = $6,
               finished_at = CASE WHEN $6 IN ('succeeded', 'dead') THEN now() END,
+              dead_at = CASE WHEN $6 = 'dead' THEN now() END,
               next_attempt_at = $7, lease_expires_at = NULL, last_error = $8
         WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
           AND r.status = 'running' AND r.lease_expires_at > now()
@@ -246,8 +247,8 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
         WHERE r.id = ANY($1::text[]) AND r.id = l.run_id AND r.scheduled_time = l.scheduled_time
           AND r.scheduled_time = ANY($7::timestamptz[])
           AND r.tenant_id = l.tenant_id AND r.attempt = l.attempt AND r.worker_id = l.worker
-          -- IS NOT DISTINCT FROM: the fence of = 'running', without steering the planner to the
-          -- partial indexes on running runs (see complete-runs.ts).
+          -- IS NOT DISTINCT FROM: the fence of = 'running', which no partial index can match
+          -- (see complete-runs.ts).
           AND r.status IS NOT DISTINCT FROM 'running' AND r.lease_expires_at > now()
        RETURNING r.id, r.tenant_id, r.job_id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at,
                  r.status, r.skip_reason, r.attempt, r.trigger, r.replay_of, r.priority, r.created_at,

@@ -5,6 +5,10 @@
 // when the caller shares the dead node's Docker Engine (and can look for the container itself),
 // or once it has been expired longer than its timeout plus `containerHoldSeconds` — by then a
 // node on that engine would have adopted it (see adopt-container-runs.ts).
+//
+// Running runs are found through running_runs (their claim listed them there: no index of runs
+// refers to the lease, so claims and renewals stay HOT updates; migration 20261202000000), each
+// run joined by primary key and judged by its own status and lease.
 import type { Priority } from '@belfry/core';
 import type { Queryable } from './types';
 
@@ -44,7 +48,9 @@ export async function selectExpiredRuns(
             j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
             j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
             n.stats->'containers'->>'engineId' AS worker_docker_engine, now() AS db_now
-       FROM runs r JOIN jobs j ON j.id = r.job_id
+       FROM running_runs x
+       JOIN runs r ON r.id = x.run_id AND r.scheduled_time = x.scheduled_time
+       JOIN jobs j ON j.id = r.job_id
        LEFT JOIN engine_nodes n ON n.id = r.worker_id AND j.target->>'type' = 'container'
       WHERE r.status = 'running' AND r.lease_expires_at < now()
         AND (j.target->>'type' IS DISTINCT FROM 'container'
@@ -56,4 +62,22 @@ export async function selectExpiredRuns(
     [limit, options.dockerEngineId ?? null, options.containerHoldSeconds ?? 40],
   );
   return rows;
+}
+
+/**
+ * Removes the running_runs rows of runs that have finished or no longer exist (an ender that
+ * does not unlist its run, history trimmed by retention), at most `limit`. A finished run never
+ * runs again, so a row is only ever removed when no claim can still need it. Answers how many.
+ */
+export async function sweepRunningRuns(db: Queryable, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM running_runs x
+      WHERE (x.run_id, x.scheduled_time) IN (
+        SELECT y.run_id, y.scheduled_time FROM running_runs y
+         WHERE NOT EXISTS (SELECT 1 FROM runs r
+                            WHERE r.id = y.run_id AND r.scheduled_time = y.scheduled_time AND r.finished_at IS NULL)
+         LIMIT $1)`,
+    [limit],
+  );
+  return rowCount ?? 0;
 }

@@ -1,0 +1,289 @@
+// Claims and lease renewals are HOT updates (migration 20261202000000): no index of runs refers
+// to a column they change, the running runs are listed in running_runs for the reaper, open
+// runs are those with finished_at IS NULL, and the dead letter's runs those with a dead_at.
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newId } from '@belfry/core';
+import { createTestDatabase, dropTestDatabase, type TestDatabase } from '../../../test/db';
+import { insertJob, insertTenant } from '../../../test/fixtures';
+import {
+  claimRuns,
+  completeAttempts,
+  extendRunLeases,
+  failExpiredRuns,
+  insertScheduledRuns,
+  migrate,
+  migrationsDir,
+  readMigrations,
+  selectExpiredRuns,
+  sweepRunningRuns,
+  withDatabase,
+  withTransaction,
+} from '../src/index';
+
+const WORKER = 'worker-hot';
+/** every column a claim, an adoption or a lease renewal changes */
+const CLAIM_COLUMNS = ['status', 'attempt', 'worker_id', 'lease_expires_at', 'started_at', 'attempt_started_at'];
+
+describe('claims as HOT updates', () => {
+  let db: TestDatabase;
+  let tenantId: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    tenantId = (await insertTenant(db.pool)).id;
+  });
+  afterAll(() => db.destroy());
+
+  async function pendingRun(offsetSeconds = -1) {
+    const job = await insertJob(db.pool, tenantId, {
+      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
+      url: 'http://127.0.0.1:9/hook',
+      retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1 },
+      partitions: db.partitions,
+    });
+    const scheduledTime = new Date(Math.floor(Date.now() / 1000) * 1000 + offsetSeconds * 1000);
+    const [run] = await insertScheduledRuns(db.pool, [
+      {
+        id: newId('run', scheduledTime),
+        tenantId,
+        jobId: job.id,
+        scheduledTime,
+        status: 'pending',
+        skipReason: null,
+        priority: 'normal',
+      },
+    ]);
+    return run!;
+  }
+
+  const listed = async (id: string) =>
+    (await db.pool.query('SELECT 1 FROM running_runs WHERE run_id = $1', [id])).rowCount === 1;
+
+  const row = async (id: string) =>
+    (
+      await db.pool.query<{ status: string; finished_at: Date | null; dead_at: Date | null }>(
+        'SELECT status, finished_at, dead_at FROM runs WHERE id = $1',
+        [id],
+      )
+    ).rows[0]!;
+
+  it('no index of runs refers to a column a claim or a lease renewal changes', async () => {
+    const { rows } = await db.pool.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'runs'`,
+    );
+    expect(rows.map((r) => r.indexname)).toEqual(
+      expect.arrayContaining(['runs_open_idx', 'runs_dead_idx', 'runs_occurrence_key']),
+    );
+    for (const { indexname, indexdef } of rows) {
+      const words = new Set(indexdef.toLowerCase().match(/[a-z_]+/g));
+      expect(
+        CLAIM_COLUMNS.filter((c) => words.has(c)),
+        indexname,
+      ).toEqual([]);
+    }
+  });
+
+  it('a claim and a renewal are heap-only updates; the claim lists the run, its completion unlists it', async () => {
+    const run = await pendingRun();
+    const hot = await withTransaction(db.pool, async (tx) => {
+      const [claimed] = await claimRuns(tx, WORKER, 30_000, [run.id], [run.scheduled_time]);
+      expect(claimed?.id).toBe(run.id);
+      const renewed = await extendRunLeases(tx, WORKER, 30_000, [
+        { id: run.id, scheduledTime: run.scheduled_time, attempt: 1 },
+      ]);
+      expect([...renewed]).toEqual([run.id]);
+      // this transaction's counts for the run's partition
+      const { rows } = await tx.query<{ updated: string; hot: string }>(
+        `SELECT pg_stat_get_xact_tuples_updated(r.tableoid)::text AS updated,
+                pg_stat_get_xact_tuples_hot_updated(r.tableoid)::text AS hot
+           FROM runs r WHERE r.id = $1`,
+        [run.id],
+      );
+      return rows[0]!;
+    });
+    expect(hot).toEqual({ updated: '2', hot: '2' });
+    expect(await listed(run.id)).toBe(true);
+
+    const done = await completeAttempts(db.pool, WORKER, [
+      {
+        runId: run.id,
+        scheduledTime: run.scheduled_time,
+        attempt: 1,
+        runStatus: 'succeeded',
+        attemptStatus: 'succeeded',
+        nextAttemptAt: null,
+        httpStatus: 200,
+        durationMs: 3,
+        error: null,
+        responseSnippet: null,
+        requestHeaders: null,
+      },
+    ]);
+    expect(done.map((d) => d.id)).toEqual([run.id]);
+    expect(await listed(run.id)).toBe(false);
+    expect(await row(run.id)).toMatchObject({ status: 'succeeded', dead_at: null });
+  });
+
+  it('a run that goes dead gets dead_at (its finished_at), by a completion or by the reaper', async () => {
+    const byWorker = await pendingRun();
+    await claimRuns(db.pool, WORKER, 30_000, [byWorker.id], [byWorker.scheduled_time]);
+    await completeAttempts(db.pool, WORKER, [
+      {
+        runId: byWorker.id,
+        scheduledTime: byWorker.scheduled_time,
+        attempt: 1,
+        runStatus: 'dead',
+        attemptStatus: 'failed',
+        nextAttemptAt: null,
+        httpStatus: 500,
+        durationMs: 3,
+        error: 'HTTP 500',
+        responseSnippet: null,
+        requestHeaders: null,
+      },
+    ]);
+    const dead = await row(byWorker.id);
+    expect(dead.status).toBe('dead');
+    expect(dead.dead_at).not.toBeNull();
+    expect(dead.dead_at).toEqual(dead.finished_at);
+
+    const byReaper = await pendingRun();
+    await claimRuns(db.pool, WORKER, 30_000, [byReaper.id], [byReaper.scheduled_time]);
+    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [byReaper.id]);
+    const moved = await withTransaction(db.pool, async (tx) => {
+      const expired = await selectExpiredRuns(tx, 100);
+      expect(expired.map((r) => r.id)).toContain(byReaper.id);
+      return failExpiredRuns(tx, [
+        {
+          id: byReaper.id,
+          scheduledTime: byReaper.scheduled_time,
+          attempt: 1,
+          status: 'dead',
+          nextAttemptAt: null,
+          error: 'lease expired',
+        },
+      ]);
+    });
+    expect(moved).toEqual([byReaper.id]);
+    const reaped = await row(byReaper.id);
+    expect(reaped).toMatchObject({ status: 'dead' });
+    expect(reaped.dead_at).toEqual(reaped.finished_at);
+    expect(await listed(byReaper.id)).toBe(false);
+  });
+
+  it('the reaper finds an expired lease through running_runs, and only a running run', async () => {
+    const running = await pendingRun();
+    const retrying = await pendingRun();
+    await claimRuns(
+      db.pool,
+      WORKER,
+      30_000,
+      [running.id, retrying.id],
+      [running.scheduled_time, retrying.scheduled_time],
+    );
+    // both leases expired; one run has since moved to a retry wait without unlisting itself
+    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [
+      [running.id, retrying.id],
+    ]);
+    await db.pool.query(
+      `UPDATE runs SET status = 'failed', next_attempt_at = now() + interval '1 hour' WHERE id = $1`,
+      [retrying.id],
+    );
+    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+    expect(found.map((r) => r.id)).toContain(running.id);
+    expect(found.map((r) => r.id)).not.toContain(retrying.id);
+  });
+
+  it('the sweep removes the rows of finished or vanished runs and keeps those of open runs', async () => {
+    const finished = await pendingRun();
+    const waiting = await pendingRun();
+    const running = await pendingRun();
+    const runs = [finished, waiting, running];
+    await claimRuns(
+      db.pool,
+      WORKER,
+      30_000,
+      runs.map((r) => r.id),
+      runs.map((r) => r.scheduled_time),
+    );
+    // enders that did not unlist: a cancel (finished) and a move to a retry wait (still open)
+    await db.pool.query(`UPDATE runs SET status = 'cancelled', finished_at = now() WHERE id = $1`, [finished.id]);
+    await db.pool.query(`UPDATE runs SET status = 'failed', next_attempt_at = now() WHERE id = $1`, [waiting.id]);
+    // a row whose run is gone (history trimmed)
+    await db.pool.query(`INSERT INTO running_runs (run_id, scheduled_time) VALUES ('run_gone', now())`);
+
+    expect(await sweepRunningRuns(db.pool, 1000)).toBeGreaterThanOrEqual(2);
+    expect(await listed(finished.id)).toBe(false);
+    expect(await listed('run_gone')).toBe(false);
+    expect(await listed(waiting.id)).toBe(true);
+    expect(await listed(running.id)).toBe(true);
+
+    // the retry's claim finds the row still there and keeps it
+    const [again] = await claimRuns(db.pool, WORKER, 30_000, [waiting.id], [waiting.scheduled_time]);
+    expect(again?.attempt).toBe(2);
+    expect(await listed(waiting.id)).toBe(true);
+  });
+});
+
+describe('upgrade to HOT claims', () => {
+  const MIGRATION = '20261202000000_hot_claims';
+
+  it('lists the runs running at the upgrade and marks the dead ones', async () => {
+    const before = mkdtempSync(join(tmpdir(), 'belfry-migrations-'));
+    const name = `belfry_test_hot_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: inject('serverUrl') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    const url = withDatabase(inject('serverUrl'), name);
+    const client = new pg.Client({ connectionString: url });
+    try {
+      for (const m of readMigrations().filter((m) => m.name < MIGRATION))
+        cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
+      await migrate(url, { partitions: 16, dir: before });
+      await client.connect();
+      await client.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_up', 'up', 'up')`);
+      await client.query(
+        `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, target, partition)
+         VALUES ('job_up', 'ten_up', 'up', 'cron', '* * * * *', '{"type":"http"}', 1)`,
+      );
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      for (const [id, status, finished] of [
+        ['run_running', 'running', false],
+        ['run_dead', 'dead', true],
+        ['run_done', 'succeeded', true],
+        ['run_waiting', 'failed', false],
+      ] as const) {
+        await client.query(
+          `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at)
+           VALUES ($1, 'ten_up', 'job_up', $2, $3, 1, 'manual', $4)`,
+          [id, at, status, finished ? at : null],
+        );
+      }
+
+      expect((await migrate(url, { partitions: 16 })).applied).toContain(MIGRATION);
+      const { rows: running } = await client.query('SELECT run_id FROM running_runs');
+      expect(running).toEqual([{ run_id: 'run_running' }]);
+      const { rows: dead } = await client.query('SELECT id, dead_at FROM runs WHERE dead_at IS NOT NULL');
+      expect(dead).toEqual([{ id: 'run_dead', dead_at: at }]);
+      const { rows: fill } = await client.query<{ relname: string; reloptions: string[] | null }>(
+        `SELECT c.relname, c.reloptions FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'runs'::regclass`,
+      );
+      expect(fill.length).toBeGreaterThan(1);
+      for (const p of fill) expect(p.reloptions, p.relname).toContain('fillfactor=70');
+      // partitions made from now on have the room too
+      await client.query(`SELECT belfry_ensure_history_partitions('2031-01-01', '2031-01-01')`);
+      const { rows: made } = await client.query<{ reloptions: string[] | null }>(
+        `SELECT reloptions FROM pg_class WHERE relname IN ('runs_20310101', 'run_attempts_20310101') ORDER BY relname`,
+      );
+      expect(made.map((m) => m.reloptions)).toEqual([null, ['fillfactor=70']]);
+    } finally {
+      await client.end().catch(() => {});
+      await dropTestDatabase(name);
+    }
+  });
+});
