@@ -50,6 +50,9 @@ export interface ReaperConfig {
   maxScanMs?: number;
 }
 
+/** reaper passes per sweep of running_runs (at the default 2 s interval: every 30 s) */
+const SWEEP_EVERY = 15;
+
 /** A scan that took so long that what it found cannot be trusted to mean "worker dead". */
 class HeldUpScan extends Error {
   override name = 'HeldUpScan';
@@ -62,6 +65,7 @@ export class Reaper {
   private readonly backoff = new Backoff({ initialMs: 500, maxMs: 5_000 });
   private outage = false;
   private quietUntil = 0;
+  private passes = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -130,9 +134,11 @@ export class Reaper {
     }
     if (Date.now() < this.quietUntil) return;
     await this.reapOnce();
-    // The list of running runs the scan reads keeps only runs that may still run (an ender
-    // that did not unlist its run leaves a row behind).
-    await sweepRunningRuns(this.pool, this.config.batchSize);
+    // The list of running runs the scan reads keeps only runs that may still run: an ender
+    // that does not unlist its run (a cancel, a pull worker's report) leaves a row behind,
+    // harmless but read by every scan. Swept every SWEEP_EVERY passes: each sweep probes the
+    // run of every listed row.
+    if (++this.passes % SWEEP_EVERY === 0) await sweepRunningRuns(this.pool, this.config.batchSize);
   }
 
   async reapOnce(): Promise<number> {
