@@ -95,6 +95,83 @@ describe('batch creation', () => {
   });
 });
 
+describe('concurrent batches', () => {
+  it('never take more jobs than the limit: each batch whole or not at all', async () => {
+    const t = await makeTenant(h);
+    const api = client(h, t.key);
+    await setTenantLimits(h.deps, t.tenantId, { maxJobs: 5 });
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => api.post('/api/v1/jobs/batch', { jobs: [jobBody(), jobBody()] })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(2);
+    for (const r of results.filter((r) => r.status !== 201)) {
+      expectQuota(r, 'maxJobs');
+      expect(r.body).toMatchObject({ limit: 5, current: 4 });
+    }
+    expect((await api.get('/api/v1/limits')).body.usage).toMatchObject({ jobs: 4 });
+  });
+});
+
+describe("the tenant row's usage counters", () => {
+  /** The counters the jobs triggers keep against a count of the tenant's jobs. */
+  async function expectCountersRight(tenantId: string) {
+    const { rows } = await h.db.pool.query(
+      `SELECT t.job_count = c.jobs AS jobs, t.scheduled_rate = c.rate AS rate, t.unrated_jobs = c.unrated AS unrated,
+              c.jobs AS counted
+         FROM tenants t,
+              LATERAL (SELECT count(*)::int AS jobs,
+                              COALESCE(sum(j.runs_per_minute::numeric) FILTER (WHERE j.status = 'active'), 0) AS rate,
+                              count(*) FILTER (WHERE j.runs_per_minute IS NULL)::int AS unrated
+                         FROM jobs j WHERE j.tenant_id = t.id AND j.deleted_at IS NULL) c
+        WHERE t.id = $1`,
+      [tenantId],
+    );
+    expect(rows[0]).toMatchObject({ jobs: true, rate: true, unrated: true });
+    return rows[0].counted as number;
+  }
+
+  it('agree with a count of the jobs after every kind of write, by the API or by hand', async () => {
+    const t = await makeTenant(h);
+    const other = await makeTenant(h);
+    const api = client(h, t.key);
+    const a = await api.post('/api/v1/jobs', jobBody({ schedule: cron('*/3 * * * * *') }));
+    const batch = await api.post('/api/v1/jobs/batch', {
+      jobs: [
+        jobBody({ schedule: cron('0 7 * * *') }),
+        jobBody({ schedule: { type: 'interval', everySeconds: 7 } }),
+        jobBody({ schedule: { type: 'once', runAt: new Date(Date.now() + 3_600_000).toISOString() } }),
+      ],
+    });
+    await client(h, other.key).post('/api/v1/jobs', jobBody());
+    expect(await expectCountersRight(t.tenantId)).toBe(4);
+    const [daily, interval, once] = batch.body.data as { id: string }[];
+    await api.post(`/api/v1/jobs/${a.body.id}/pause`);
+    await expectCountersRight(t.tenantId);
+    await api.patch(`/api/v1/jobs/${interval?.id}`, { schedule: cron('*/5 * * * *') });
+    await expectCountersRight(t.tenantId);
+    await api.post(`/api/v1/jobs/${a.body.id}/resume`);
+    await api.del(`/api/v1/jobs/${daily?.id}`);
+    expect(await expectCountersRight(t.tenantId)).toBe(3);
+    // as the engine finishes a one-off, and as rows older than the rate column read
+    await h.db.pool.query(`UPDATE jobs SET status = 'completed' WHERE id = $1`, [once?.id]);
+    await h.db.pool.query('UPDATE jobs SET runs_per_minute = NULL WHERE id = $1', [a.body.id]);
+    await expectCountersRight(t.tenantId);
+    // GET /limits fills the missing rate in, and the counters follow
+    expect((await api.get('/api/v1/limits')).body.usage).toMatchObject({ jobs: 3 });
+    expect((await h.db.pool.query('SELECT unrated_jobs FROM tenants WHERE id = $1', [t.tenantId])).rows[0]).toEqual({
+      unrated_jobs: 0,
+    });
+    await expectCountersRight(t.tenantId);
+    await h.db.pool.query('DELETE FROM jobs WHERE id = $1', [interval?.id]);
+    expect(await expectCountersRight(t.tenantId)).toBe(2);
+    // a refused batch leaves them as they were
+    await setTenantLimits(h.deps, t.tenantId, { maxJobs: 3 });
+    expectQuota(await api.post('/api/v1/jobs/batch', { jobs: [jobBody(), jobBody()] }), 'maxJobs');
+    expect(await expectCountersRight(t.tenantId)).toBe(2);
+    expect(await expectCountersRight(other.tenantId)).toBe(1);
+  });
+});
+
 describe('scheduled runs per minute', () => {
   it('counts an every-second cron as 60 a minute on create, update and resume', async () => {
     const t = await makeTenant(h);

@@ -21,6 +21,7 @@ const PRISMA_TO_PG: Record<string, string[]> = {
   DateTime: ['timestamp with time zone'],
   Json: ['jsonb'],
   Bytes: ['bytea'],
+  Decimal: ['numeric'],
 };
 
 /** schema.prisma's enums: their PostgreSQL type name (@@map) and labels */

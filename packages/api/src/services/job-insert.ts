@@ -1,6 +1,6 @@
 // The one write path for new jobs: a single create and a batch of up to 1,000 both come
 // through insertJobs, which writes every job, its schedule entry and its audit entry with one
-// multi-row statement per table (unnest over column arrays) inside the caller's transaction.
+// statement (one multi-row insert per table over the same rows) inside the caller's transaction.
 // Checks that apply to every new job (tenant quotas, ...) belong here, once.
 import { newId, partitionOf, runsPerMinute } from '@belfry/core';
 import type { Actor, ServiceDeps } from '../context';
@@ -11,7 +11,7 @@ import { assertChannelsExist, jobAlertsValue } from './alert-policy';
 import type { JobView } from '../schemas/resources';
 import { asStoredJsonb } from '../sql/jsonb';
 import { type JobRow, specOf, toJobView } from './job-rows';
-import { checkJobQuota } from './limits';
+import { checkAddedJobs } from './limits';
 import { nextRunAt } from './schedule-entries';
 import { type StorableTarget, storableTarget } from './target-secrets';
 
@@ -101,10 +101,16 @@ export function insertedJobView(job: PreparedJob, tenantId: string, now: Date): 
 }
 
 /**
- * Inserts the jobs, their schedule entries and their `job.created` audit entries: three
- * statements whatever the number of jobs, the rows passed as one JSON document (serialised by
- * V8 and parsed by PostgreSQL, both far cheaper than a text array per column).
- * `details` adds fields to every audit entry.
+ * Inserts the jobs, their schedule entries and their `job.created` audit entries: one statement
+ * whatever the number of jobs, the rows passed as one JSON document (serialised by V8 and parsed
+ * by PostgreSQL, both far cheaper than a text array per column; as json, not jsonb, which would
+ * build the whole document's tree only to take it apart again). `details` adds fields to every
+ * audit entry.
+ *
+ * The tenant's quotas are checked after the write, against the usage the jobs triggers counted
+ * on the tenant row at the statement's end (a failed check throws, and the caller's transaction
+ * rolls everything back). The tenant row is locked from there to the commit only, so concurrent
+ * creates of one tenant write their rows side by side instead of one after the other.
  */
 export async function insertJobs(
   db: Queryable,
@@ -114,11 +120,6 @@ export async function insertJobs(
   details: Record<string, unknown> = {},
 ): Promise<void> {
   if (!jobs.length) return;
-  // Limits (docs/limits.md): the whole batch counts, and only jobs created active add runs.
-  await checkJobQuota(db, actor.tenantId, {
-    jobs: jobs.length,
-    runsPerMinute: jobs.reduce((sum, j) => sum + (j.next ? j.runsPerMinute : 0), 0),
-  });
   // Channels a job's alerts name must be the tenant's own.
   for (const [i, j] of jobs.entries()) {
     if (j.input.alerts?.channels?.length) {
@@ -153,45 +154,42 @@ export async function insertJobs(
     partition: j.partition,
     runs_per_minute: j.runsPerMinute,
     alerts: jobAlertsValue(j.input.alerts),
+    next_run_at: j.next,
   }));
+  // The CTEs' inserts are one statement: the foreign keys between them and the jobs triggers
+  // (tenant_seq before each row, the usage counters after the statement) see every row.
   await db.query(
-    `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
-                       target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
-                       timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition,
-                       version, created_by, created_at, updated_at, target_secrets, runs_per_minute, alerts)
-     SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds,
-            CASE WHEN u.schedule_type = 'interval' THEN $2::timestamptz END,
-            u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
-            u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
-            u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'), u.runs_per_minute,
-            u.alerts
-       FROM jsonb_to_recordset($4::jsonb) AS u(id text, name text, schedule_type job_schedule_type, cron_expression text,
-              timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
+    `WITH u AS MATERIALIZED (
+       SELECT * FROM json_to_recordset($4::json) AS u(id text, name text, schedule_type job_schedule_type,
+              cron_expression text, timezone text, run_at timestamptz, every_seconds int, target jsonb, payload jsonb,
               retry_max_attempts int, retry_initial_delay_seconds int, retry_max_delay_seconds int,
               timeout_seconds int, priority job_priority, misfire_policy job_misfire_policy,
-              overlap_policy job_overlap_policy, jitter_seconds int,
-              status job_status, partition int, target_secrets text, runs_per_minute float8, alerts jsonb)`,
-    [actor.tenantId, now, actor.id, JSON.stringify(rows)],
+              overlap_policy job_overlap_policy, jitter_seconds int, status job_status, partition int,
+              target_secrets text, runs_per_minute float8, alerts jsonb, next_run_at timestamptz)
+     ), inserted_jobs AS (
+       INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
+                         target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
+                         timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition,
+                         version, created_by, created_at, updated_at, target_secrets, runs_per_minute, alerts)
+       SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds,
+              CASE WHEN u.schedule_type = 'interval' THEN $2::timestamptz END,
+              u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
+              u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
+              u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'),
+              u.runs_per_minute, u.alerts
+         FROM u
+     ), entries AS (
+       INSERT INTO schedule_entries (job_id, partition, next_run_at)
+       SELECT u.id, u.partition, u.next_run_at FROM u WHERE u.next_run_at IS NOT NULL
+     )
+     INSERT INTO audit_log (tenant_id, actor_type, actor_id, action, target_type, target_id, details)
+     SELECT $1, $5, $3, 'job.created', 'job', u.id, jsonb_build_object('name', u.name) || $6::jsonb
+       FROM u`,
+    [actor.tenantId, now, actor.id, JSON.stringify(rows), actor.type, JSON.stringify(details)],
   );
-  const scheduled = jobs.filter((j) => j.next !== null);
-  if (scheduled.length) {
-    await db.query(
-      `INSERT INTO schedule_entries (job_id, partition, next_run_at)
-       SELECT u.job_id, u.partition, u.next_run_at
-         FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u(job_id, partition, next_run_at)`,
-      [scheduled.map((j) => j.id), scheduled.map((j) => j.partition), scheduled.map((j) => j.next)],
-    );
-  }
-  await db.query(
-    `INSERT INTO audit_log (tenant_id, actor_type, actor_id, action, target_type, target_id, details)
-     SELECT $1, $2, $3, 'job.created', 'job', u.id, u.details::jsonb
-       FROM unnest($4::text[], $5::text[]) AS u(id, details)`,
-    [
-      actor.tenantId,
-      actor.type,
-      actor.id,
-      jobs.map((j) => j.id),
-      jobs.map((j) => JSON.stringify({ name: j.input.name, ...details })),
-    ],
-  );
+  // Limits (docs/limits.md): the whole batch counts, and only jobs created active add runs.
+  await checkAddedJobs(db, actor.tenantId, {
+    jobs: jobs.length,
+    runsPerMinute: jobs.reduce((sum, j) => sum + (j.next ? j.runsPerMinute : 0), 0),
+  });
 }

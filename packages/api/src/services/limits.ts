@@ -3,8 +3,11 @@
 // workspaces they own. A change that would pass a limit is refused with 422 quota_exceeded,
 // naming the limit, its value and the usage before the change.
 //
-// Checks lock the tenant row (FOR NO KEY UPDATE, which does not block the foreign-key checks of
-// runs and jobs being inserted) inside the caller's transaction, so two requests racing for the
+// The tenant's job usage is kept on its row by triggers on jobs (job_count, scheduled_rate,
+// unrated_jobs: migration 20261202010000_tenant_job_usage), so a check reads three columns
+// instead of counting the tenant's jobs. Checks lock the tenant row (FOR NO KEY UPDATE, which does
+// not block the foreign-key checks of runs and jobs being inserted) inside the caller's
+// transaction, and so does the triggers' update of the counters, so two requests racing for the
 // last slot cannot both take it.
 import { runsPerMinute } from '@belfry/core';
 import { specOf } from '@belfry/db';
@@ -13,6 +16,8 @@ import { AppError } from '../errors';
 import { authorize } from '../security/scopes';
 import type { Queryable } from '../sql/tx';
 import { tenantJobsSql } from './job-page';
+
+type JobUsage = { jobs: number; runsPerMinute: number };
 
 export interface TenantLimits {
   maxJobs: number;
@@ -55,15 +60,32 @@ function toLimits(row: LimitRow): TenantLimits {
   };
 }
 
-async function readLimits(db: Queryable, tenantId: string, lock: boolean): Promise<TenantLimits & { seq: number }> {
-  const { rows } = await db.query<LimitRow & { seq: number }>(
-    `SELECT seq, max_jobs, max_runs_per_minute, max_concurrency, rate_limit_per_second, max_api_keys
+interface UsageRow {
+  seq: number;
+  job_count: number;
+  scheduled_rate: number;
+  unrated_jobs: number;
+}
+
+async function readLimits(
+  db: Queryable,
+  tenantId: string,
+  lock: boolean,
+): Promise<{ limits: TenantLimits; seq: number; usage: JobUsage; unrated: number }> {
+  const { rows } = await db.query<LimitRow & UsageRow>(
+    `SELECT seq, max_jobs, max_runs_per_minute, max_concurrency, rate_limit_per_second, max_api_keys,
+            job_count, scheduled_rate::float8 AS scheduled_rate, unrated_jobs
        FROM tenants WHERE id = $1 ${lock ? 'FOR NO KEY UPDATE' : ''}`,
     [tenantId],
   );
   const row = rows[0];
   if (!row) throw AppError.notFound('Tenant');
-  return { ...toLimits(row), seq: row.seq };
+  return {
+    limits: toLimits(row),
+    seq: row.seq,
+    usage: { jobs: row.job_count, runsPerMinute: row.scheduled_rate },
+    unrated: row.unrated_jobs,
+  };
 }
 
 /** Rounds a rate for display and for problem details (3 decimals: a daily job is 0.001). */
@@ -100,27 +122,17 @@ async function fillMissingRates(db: Queryable, seq: number): Promise<void> {
 }
 
 /**
- * The tenant's live jobs and the scheduled rate of its active ones, in one pass over its
- * index entries (every column read is in jobs_tenant_status_idx); rates missing from older
- * rows are filled first when that pass finds any.
+ * The tenant's limits, and its live jobs and the scheduled rate of its active ones as its row
+ * counts them; rates missing from older rows are filled first when the row counts any (their
+ * update moves the counters).
  */
-async function jobUsage(db: Queryable, seq: number): Promise<{ jobs: number; runsPerMinute: number }> {
-  const usage = async () => {
-    const { rows } = await db.query<{ jobs: number; rate: number; missing: number }>(
-      `SELECT count(*)::int AS jobs,
-              COALESCE(sum(j.runs_per_minute) FILTER (WHERE j.status = 'active'), 0)::float8 AS rate,
-              count(*) FILTER (WHERE j.runs_per_minute IS NULL)::int AS missing
-         FROM jobs j WHERE ${tenantJobsSql('$1').join(' AND ')}`,
-      [seq],
-    );
-    return { jobs: rows[0]?.jobs ?? 0, runsPerMinute: rows[0]?.rate ?? 0, missing: rows[0]?.missing ?? 0 };
-  };
-  let found = await usage();
-  if (found.missing > 0) {
-    await fillMissingRates(db, seq);
-    found = await usage();
+async function limitsAndUsage(db: Queryable, tenantId: string, lock: boolean) {
+  let found = await readLimits(db, tenantId, lock);
+  if (found.unrated > 0) {
+    await fillMissingRates(db, found.seq);
+    found = await readLimits(db, tenantId, lock);
   }
-  return { jobs: found.jobs, runsPerMinute: found.runsPerMinute };
+  return found;
 }
 
 async function apiKeyUsage(db: Queryable, tenantId: string): Promise<number> {
@@ -138,11 +150,10 @@ export function quotaExceeded(quota: string, limit: number, current: number, mes
 
 export async function getLimits(deps: ServiceDeps, actor: Actor): Promise<LimitsView> {
   authorize(actor, 'jobs:read');
-  const [{ seq, ...limits }, apiKeys] = await Promise.all([
-    readLimits(deps.pool, actor.tenantId, false),
+  const [{ limits, usage: jobs }, apiKeys] = await Promise.all([
+    limitsAndUsage(deps.pool, actor.tenantId, false),
     apiKeyUsage(deps.pool, actor.tenantId),
   ]);
-  const jobs = await jobUsage(deps.pool, seq);
   return { ...limits, usage: { jobs: jobs.jobs, runsPerMinute: round(jobs.runsPerMinute), apiKeys } };
 }
 
@@ -157,8 +168,28 @@ export async function checkJobQuota(
   add: { jobs: number; runsPerMinute: number },
 ): Promise<void> {
   if (add.jobs <= 0 && add.runsPerMinute <= 0) return;
-  const limits = await readLimits(db, tenantId, true);
-  const usage = await jobUsage(db, limits.seq);
+  const { limits, usage } = await limitsAndUsage(db, tenantId, true);
+  assertJobQuota(limits, usage, add);
+}
+
+/**
+ * Inside the caller's transaction, after it wrote jobs whose `added` usage the triggers have
+ * counted on the tenant row (which this transaction now holds locked): refuses them as
+ * checkJobQuota would have before the write. The caller's error rolls the writes back. Checking
+ * after the write holds the tenant row only from the write's end to the commit, so concurrent
+ * creates of one tenant write their rows in parallel.
+ */
+export async function checkAddedJobs(db: Queryable, tenantId: string, added: JobUsage): Promise<void> {
+  if (added.jobs <= 0 && added.runsPerMinute <= 0) return;
+  const { limits, usage } = await limitsAndUsage(db, tenantId, true);
+  assertJobQuota(
+    limits,
+    { jobs: usage.jobs - added.jobs, runsPerMinute: usage.runsPerMinute - added.runsPerMinute },
+    added,
+  );
+}
+
+function assertJobQuota(limits: TenantLimits, usage: JobUsage, add: JobUsage): void {
   if (add.jobs > 0 && usage.jobs + add.jobs > limits.maxJobs) {
     throw quotaExceeded(
       'maxJobs',
@@ -179,7 +210,7 @@ export async function checkJobQuota(
 
 /** Inside the caller's transaction: refuses one more API key past maxApiKeys. */
 export async function checkApiKeyQuota(db: Queryable, tenantId: string): Promise<void> {
-  const limits = await readLimits(db, tenantId, true);
+  const { limits } = await readLimits(db, tenantId, true);
   const keys = await apiKeyUsage(db, tenantId);
   if (keys + 1 > limits.maxApiKeys) {
     throw quotaExceeded(
