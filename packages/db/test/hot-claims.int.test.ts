@@ -12,6 +12,7 @@ import { insertJob, insertTenant } from '../../../test/fixtures';
 import {
   claimRuns,
   completeAttempts,
+  confirmRunStarts,
   extendRunLeases,
   failExpiredRuns,
   insertScheduledRuns,
@@ -225,6 +226,95 @@ describe('claims as HOT updates', () => {
     const [again] = await claimRuns(db.pool, WORKER, 30_000, [waiting.id], [waiting.scheduled_time]);
     expect(again?.attempt).toBe(2);
     expect(await listed(waiting.id)).toBe(true);
+  });
+});
+
+describe('batch statements that find runs by key', () => {
+  let db: TestDatabase;
+  let tenantId: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    tenantId = (await insertTenant(db.pool)).id;
+  });
+  afterAll(() => db.destroy());
+
+  async function claimedRuns(n: number) {
+    const job = await insertJob(db.pool, tenantId, {
+      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
+      url: 'http://127.0.0.1:9/hook',
+      partitions: db.partitions,
+    });
+    const base = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+    const runs = await insertScheduledRuns(
+      db.pool,
+      Array.from({ length: n }, (_, i) => {
+        const scheduledTime = new Date(base + i);
+        return {
+          id: newId('run', scheduledTime),
+          tenantId,
+          jobId: job.id,
+          scheduledTime,
+          status: 'pending' as const,
+          skipReason: null,
+          priority: 'normal' as const,
+        };
+      }),
+    );
+    const claimed = await claimRuns(
+      db.pool,
+      WORKER,
+      30_000,
+      runs.map((r) => r.id),
+      runs.map((r) => r.scheduled_time),
+    );
+    expect(claimed).toHaveLength(n);
+    return claimed;
+  }
+
+  it('a heartbeat and a start check hold only the attempt the worker runs', async () => {
+    const [a, b] = await claimedRuns(2);
+    const mine = [
+      { id: a!.id, scheduledTime: a!.scheduled_time, attempt: 1 },
+      { id: b!.id, scheduledTime: b!.scheduled_time, attempt: 2 }, // an attempt it no longer holds
+    ];
+    expect([...(await extendRunLeases(db.pool, WORKER, 60_000, mine))]).toEqual([a!.id]);
+    expect([...(await extendRunLeases(db.pool, 'another-worker', 60_000, mine))]).toEqual([]);
+    const check = await confirmRunStarts(db.pool, WORKER, mine);
+    expect([...check.held.keys()]).toEqual([a!.id]);
+    expect(check.held.get(a!.id)).toEqual({ due: true });
+  });
+
+  it('a completion of 300 runs records each once, and the transaction plans with nested loops again after it', async () => {
+    const runs = await claimedRuns(300);
+    const setting = await withTransaction(db.pool, async (tx) => {
+      const done = await completeAttempts(
+        tx,
+        WORKER,
+        runs.map((r) => ({
+          runId: r.id,
+          scheduledTime: r.scheduled_time,
+          attempt: 1,
+          runStatus: 'succeeded' as const,
+          attemptStatus: 'succeeded' as const,
+          nextAttemptAt: null,
+          httpStatus: 200,
+          durationMs: 1,
+          error: null,
+          responseSnippet: null,
+          requestHeaders: null,
+        })),
+      );
+      expect(done).toHaveLength(300);
+      return (await tx.query<{ v: string }>(`SELECT current_setting('enable_nestloop') AS v`)).rows[0]!.v;
+    });
+    expect(setting).toBe('on');
+    const { rows } = await db.pool.query<{ runs: number; attempts: number; listed: number }>(
+      `SELECT (SELECT count(*)::int FROM runs WHERE id = ANY($1) AND status = 'succeeded') AS runs,
+              (SELECT count(*)::int FROM run_attempts WHERE run_id = ANY($1)) AS attempts,
+              (SELECT count(*)::int FROM running_runs WHERE run_id = ANY($1)) AS listed`,
+      [runs.map((r) => r.id)],
+    );
+    expect(rows[0]).toEqual({ runs: 300, attempts: 300, listed: 0 });
   });
 });
 

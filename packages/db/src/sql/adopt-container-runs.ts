@@ -25,7 +25,8 @@ export async function selectContainerRuns(tx: Queryable, ids: string[], times: D
             (r.status = 'running' AND r.lease_expires_at < now()) AS expired
        FROM runs r JOIN unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
-      WHERE r.scheduled_time = ANY($2::timestamptz[])`,
+      -- r.id = ANY: by primary key, whatever the partition's statistics (claim-runs.ts)
+      WHERE r.id = ANY($1::text[]) AND r.scheduled_time = ANY($2::timestamptz[])`,
     [ids, times],
   );
   return rows;

@@ -92,27 +92,25 @@ export interface StartCheck {
  * must not be called. FOR SHARE waits for a canceller that holds the row (see above).
  */
 export async function confirmRunStarts(db: Queryable, workerId: string, runs: HeldRun[]): Promise<StartCheck> {
-  const { rows } = await db.query<{ id: string | null; due: boolean | null; db_ms: number }>(
+  // No join to the batch: the runs are found by primary key (r.id = ANY, the times pruning the
+  // partitions) and each one's attempt is compared here. A join to an unnest of the batch was
+  // planned, on a day's partition whose statistics predate its runs, as a nested loop reading
+  // the whole batch once per run — a million comparisons for the 1,000 starts of a busy second,
+  // on the path of every one of them.
+  const { rows } = await db.query<{ id: string | null; attempt: number | null; due: boolean | null; db_ms: number }>(
     `WITH held AS (
-       SELECT r.id, COALESCE(r.due_at, r.scheduled_time) <= clock_timestamp() AS due
+       SELECT r.id, r.attempt, COALESCE(r.due_at, r.scheduled_time) <= clock_timestamp() AS due
          FROM runs r
-         JOIN unnest($2::text[], $3::timestamptz[], $4::int[]) AS m(id, scheduled_time, attempt)
-           ON r.id = m.id AND r.scheduled_time = m.scheduled_time
-        WHERE r.scheduled_time = ANY($5::timestamptz[]) AND r.attempt = m.attempt
+        WHERE r.id = ANY($2::text[]) AND r.scheduled_time = ANY($3::timestamptz[])
           AND r.worker_id = $1 AND r.status = 'running'
         FOR SHARE OF r
      )
-     SELECT h.id, h.due, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
+     SELECT h.id, h.attempt, h.due, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
        FROM (SELECT 1) one LEFT JOIN held h ON true`,
-    [
-      workerId,
-      runs.map((r) => r.id),
-      runs.map((r) => r.scheduledTime),
-      runs.map((r) => r.attempt),
-      distinctTimes(runs.map((r) => r.scheduledTime)),
-    ],
+    [workerId, runs.map((r) => r.id), distinctTimes(runs.map((r) => r.scheduledTime))],
   );
+  const attempts = new Map(runs.map((r) => [r.id, r.attempt]));
   const held = new Map<string, { due: boolean }>();
-  for (const r of rows) if (r.id) held.set(r.id, { due: Boolean(r.due) });
+  for (const r of rows) if (r.id && attempts.get(r.id) === r.attempt) held.set(r.id, { due: Boolean(r.due) });
   return { held, dbNowMs: Number(rows[0]?.db_ms ?? Date.now()) };
 }

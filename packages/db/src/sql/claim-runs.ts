@@ -88,12 +88,13 @@ export async function claimRuns(
   times: Date[],
 ): Promise<ClaimedRun[]> {
   if (!ids.length) return [];
-  // The runs are found by `r.id = ANY($3)` on the primary key, besides the join to the batch:
-  // in a herd the day's partition was last analyzed before its runs existed, the planner
+  // The runs are found by `r.id = ANY($3)` on the primary key, and by nothing else: in a herd the day's partition was last analyzed before its runs existed, the planner
   // expected about one row of it at the batch's scheduled time, and read the whole partition
   // (every pending run, through runs_open_idx or sequentially) in a nested loop against the
   // batch — 20,000 rows × 50 per claim, most of PostgreSQL's CPU in a 20,000-run herd. An id
-  // list on a unique key is estimated right whatever the statistics say. The status tests use
+  // list on a unique key is estimated right whatever the statistics say; a run id names one run,
+  // so the list alone picks them (a join to an unnest of the batch, besides, was planned as a
+  // nested loop reading the batch once per run: see withoutNestedLoops). The status tests use
   // IS NOT DISTINCT FROM (status is never null) so that no partial index even qualifies.
   //
   // No index of runs refers to a column the claim changes, so the claim is a HOT update (the new
@@ -107,9 +108,7 @@ export async function claimRuns(
            -- a run claimed ahead of its time starts when it is due (the worker waits)
            attempt_started_at = GREATEST(now(), COALESCE(r.due_at, r.scheduled_time)),
            started_at = COALESCE(r.started_at, GREATEST(now(), COALESCE(r.due_at, r.scheduled_time)))
-       FROM unnest($3::text[], $4::timestamptz[]) AS m(id, scheduled_time)
-       WHERE r.id = ANY($3::text[]) AND r.scheduled_time = ANY($5::timestamptz[])
-         AND r.id = m.id AND r.scheduled_time = m.scheduled_time
+       WHERE r.id = ANY($3::text[]) AND r.scheduled_time = ANY($4::timestamptz[])
          AND (r.status IS NOT DISTINCT FROM 'pending'
               OR (r.status IS NOT DISTINCT FROM 'failed' AND r.next_attempt_at <= now() + interval '1 second'))
        RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
@@ -123,7 +122,7 @@ export async function claimRuns(
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
      FROM claimed c JOIN jobs j ON j.id = c.job_id`,
-    [workerId, leaseMs, ids, times, distinctTimes(times)],
+    [workerId, leaseMs, ids, distinctTimes(times)],
   );
   return rows;
 }

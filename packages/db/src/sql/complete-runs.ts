@@ -15,7 +15,7 @@
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
-import { distinctTimes, type Queryable } from './types';
+import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
 export interface AttemptOutcome {
   runId: string;
@@ -58,8 +58,10 @@ export async function completeAttempts(
     return true;
   });
   if (!outcomes.length) return [];
-  const { rows } = await tx.query<CompletedRun>(
-    `WITH o AS (
+  // Every join here is between the batch and rows found by key (withoutNestedLoops).
+  const { rows } = await withoutNestedLoops(tx, () =>
+    tx.query<CompletedRun>(
+      `WITH o AS (
        SELECT * FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::timestamptz[],
                             $8::int[], $9::int[], $10::text[], $11::text[], $12::jsonb[], $13::int[])
          AS o(run_id, scheduled_time, attempt, run_status, attempt_status, next_attempt_at,
@@ -104,25 +106,27 @@ export async function completeAttempts(
               exit_code = EXCLUDED.exit_code
         WHERE run_attempts.status = 'running'
      ), unlisted AS (
-       DELETE FROM running_runs x USING done d WHERE x.run_id = d.id AND x.scheduled_time = d.scheduled_time
+       DELETE FROM running_runs x USING done d
+        WHERE x.run_id = ANY($2::text[]) AND x.run_id = d.id AND x.scheduled_time = d.scheduled_time
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`,
-    [
-      workerId,
-      outcomes.map((o) => o.runId),
-      outcomes.map((o) => o.scheduledTime),
-      outcomes.map((o) => o.attempt),
-      outcomes.map((o) => o.runStatus),
-      outcomes.map((o) => o.attemptStatus),
-      outcomes.map((o) => o.nextAttemptAt),
-      outcomes.map((o) => o.httpStatus),
-      outcomes.map((o) => o.durationMs),
-      outcomes.map((o) => o.error),
-      outcomes.map((o) => o.responseSnippet),
-      outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
-      outcomes.map((o) => o.exitCode ?? null),
-      distinctTimes(outcomes.map((o) => o.scheduledTime)),
-    ],
+      [
+        workerId,
+        outcomes.map((o) => o.runId),
+        outcomes.map((o) => o.scheduledTime),
+        outcomes.map((o) => o.attempt),
+        outcomes.map((o) => o.runStatus),
+        outcomes.map((o) => o.attemptStatus),
+        outcomes.map((o) => o.nextAttemptAt),
+        outcomes.map((o) => o.httpStatus),
+        outcomes.map((o) => o.durationMs),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.responseSnippet),
+        outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
+        outcomes.map((o) => o.exitCode ?? null),
+        distinctTimes(outcomes.map((o) => o.scheduledTime)),
+      ],
+    ),
   );
   // A one-off whose run just finished is now completed.
   await completeFinishedJobs(

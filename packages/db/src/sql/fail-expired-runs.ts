@@ -4,7 +4,7 @@
 // A one-off whose run went dead this way is completed.
 import { completeFinishedJobs } from './complete-finished-jobs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
-import { distinctTimes, type Queryable } from './types';
+import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
 export interface ExpiredRunVerdict {
   id: string;
@@ -19,8 +19,10 @@ export interface ExpiredRunVerdict {
 /** Answers the ids of the runs moved. */
 export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict[]): Promise<string[]> {
   if (!verdicts.length) return [];
-  const { rows } = await tx.query<{ id: string; tenant_id: string; job_id: string; status: string }>(
-    `WITH v AS (
+  // Every join here is between the batch and rows found by key (withoutNestedLoops in types.ts).
+  const { rows } = await withoutNestedLoops(tx, () =>
+    tx.query<{ id: string; tenant_id: string; job_id: string; status: string }>(
+      `WITH v AS (
        SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::timestamptz[], $6::text[])
          AS v(id, scheduled_time, attempt, status, next_attempt_at, error)
      ), moved AS (
@@ -49,18 +51,20 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
           SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, error = EXCLUDED.error
         WHERE run_attempts.status = 'running'
      ), unlisted AS (
-       DELETE FROM running_runs x USING moved m WHERE x.run_id = m.id AND x.scheduled_time = m.scheduled_time
+       DELETE FROM running_runs x USING moved m
+        WHERE x.run_id = ANY($1::text[]) AND x.run_id = m.id AND x.scheduled_time = m.scheduled_time
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
-    [
-      verdicts.map((v) => v.id),
-      verdicts.map((v) => v.scheduledTime),
-      verdicts.map((v) => v.attempt),
-      verdicts.map((v) => v.status),
-      verdicts.map((v) => v.nextAttemptAt),
-      verdicts.map((v) => v.error),
-      distinctTimes(verdicts.map((v) => v.scheduledTime)),
-    ],
+      [
+        verdicts.map((v) => v.id),
+        verdicts.map((v) => v.scheduledTime),
+        verdicts.map((v) => v.attempt),
+        verdicts.map((v) => v.status),
+        verdicts.map((v) => v.nextAttemptAt),
+        verdicts.map((v) => v.error),
+        distinctTimes(verdicts.map((v) => v.scheduledTime)),
+      ],
+    ),
   );
   await completeFinishedJobs(
     tx,
