@@ -170,6 +170,21 @@ describe("the tenant row's usage counters", () => {
     expect(await expectCountersRight(t.tenantId)).toBe(2);
     expect(await expectCountersRight(other.tenantId)).toBe(1);
   });
+
+  it('are not written when a deleted job changes (its last run finishing completes it)', async () => {
+    const t = await makeTenant(h);
+    const api = client(h, t.key);
+    const job = await api.post('/api/v1/jobs', jobBody({ schedule: cron('*/3 * * * * *') }));
+    await api.del(`/api/v1/jobs/${job.body.id}`);
+    const version = async () =>
+      (await h.db.pool.query<{ v: string }>('SELECT xmin::text AS v FROM tenants WHERE id = $1', [t.tenantId])).rows[0]!
+        .v;
+    const before = await version();
+    // as belfry_complete_finished_jobs does when a run of the deleted job finishes
+    await h.db.pool.query(`UPDATE jobs SET status = 'completed' WHERE id = $1`, [job.body.id]);
+    expect(await version()).toBe(before);
+    expect(await expectCountersRight(t.tenantId)).toBe(0);
+  });
 });
 
 describe('scheduled runs per minute', () => {

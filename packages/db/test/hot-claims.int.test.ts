@@ -10,11 +10,15 @@ import { newId } from '@belfry/core';
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
 import {
+  cancelClaimedAheadRuns,
+  claimPullRuns,
   claimRuns,
   completeAttempts,
   confirmRunStarts,
   extendRunLeases,
   failExpiredRuns,
+  finishPullAttempt,
+  finishPullSuccesses,
   insertScheduledRuns,
   migrate,
   migrationsDir,
@@ -196,6 +200,41 @@ describe('claims as HOT updates', () => {
     const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
     expect(found.map((r) => r.id)).toContain(running.id);
     expect(found.map((r) => r.id)).not.toContain(retrying.id);
+  });
+
+  it("a pull worker's reports and a cancel of runs claimed ahead unlist their runs", async () => {
+    const [failed, succeeded] = [await pendingRun(), await pendingRun()];
+    const pulled = await claimPullRuns(
+      db.pool,
+      'pull-worker',
+      30_000,
+      [failed.id, succeeded.id],
+      [failed.scheduled_time, succeeded.scheduled_time],
+    );
+    expect(pulled).toHaveLength(2);
+    expect(await listed(failed.id)).toBe(true);
+    const lease = (r: { id: string; scheduled_time: Date }) => ({
+      runId: r.id,
+      scheduledTime: r.scheduled_time,
+      tenantId,
+      attempt: 1,
+      worker: 'pull-worker',
+    });
+    await finishPullAttempt(db.pool, lease(failed), {
+      runStatus: 'dead',
+      nextAttemptAt: null,
+      error: 'boom',
+      output: 'trace',
+    });
+    await finishPullSuccesses(db.pool, [{ lease: lease(succeeded), output: 'fine' }]);
+    expect(await listed(failed.id)).toBe(false);
+    expect(await listed(succeeded.id)).toBe(false);
+
+    const ahead = await pendingRun(60);
+    await claimRuns(db.pool, WORKER, 30_000, [ahead.id], [ahead.scheduled_time]);
+    expect(await listed(ahead.id)).toBe(true);
+    expect(await cancelClaimedAheadRuns(db.pool, tenantId, ahead.job_id, new Date())).toEqual([ahead.id]);
+    expect(await listed(ahead.id)).toBe(false);
   });
 
   it('the sweep removes the rows of finished or vanished runs and keeps those of open runs', async () => {

@@ -50,7 +50,7 @@ export interface ReaperConfig {
   maxScanMs?: number;
 }
 
-/** reaper passes per sweep of running_runs (at the default 2 s interval: every 30 s) */
+/** reaper passes per sweep of running_runs (at the default 2 s interval: every 30 s); each sweep probes the run of every listed row */
 const SWEEP_EVERY = 15;
 
 /** A scan that took so long that what it found cannot be trusted to mean "worker dead". */
@@ -134,11 +134,28 @@ export class Reaper {
     }
     if (Date.now() < this.quietUntil) return;
     await this.reapOnce();
-    // The list of running runs the scan reads keeps only runs that may still run: an ender
-    // that does not unlist its run (a cancel, a pull worker's report) leaves a row behind,
-    // harmless but read by every scan. Swept every SWEEP_EVERY passes: each sweep probes the
-    // run of every listed row.
-    if (++this.passes % SWEEP_EVERY === 0) await sweepRunningRuns(this.pool, this.config.batchSize);
+    if (++this.passes % SWEEP_EVERY === 0) await this.sweep();
+  }
+
+  /**
+   * The list of running runs the scan reads keeps only runs that may still run. Every ender
+   * unlists its run in the statement that ends it; a row is left only by a process of the
+   * previous version or history trimmed under a running run — but each one is read by every
+   * scan, so the sweep goes on until it finds fewer than a batch. Its own failure is logged and
+   * left to the next sweep: it must not hold up reaping.
+   */
+  private async sweep(): Promise<void> {
+    try {
+      let swept = 0;
+      for (;;) {
+        const n = await sweepRunningRuns(this.pool, this.config.batchSize);
+        swept += n;
+        if (n < this.config.batchSize || this.stopped) break;
+      }
+      if (swept) this.log.info({ swept }, 'swept finished runs from the list of running runs');
+    } catch (err) {
+      this.log.warn({ err: (err as Error)?.message }, 'sweeping the list of running runs failed; next time');
+    }
   }
 
   async reapOnce(): Promise<number> {

@@ -102,6 +102,8 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
           RETURNING ${RUN_COLUMNS}, '' AS sort_ts
        ), closed AS (
          ${insertUnreportedAttempts('o.id = $1 AND o.scheduled_time = $2')}
+       ), unlisted AS (
+         DELETE FROM running_runs x WHERE x.run_id = $1 AND x.scheduled_time = $2
        )
        SELECT * FROM cancelled`,
       [row.id, row.scheduled_time, now],

@@ -104,6 +104,8 @@ export async function cancelRunningContainerRuns(
          `(o.id, o.scheduled_time) IN (SELECT c.id, c.scheduled_time FROM cancelled c) AND o.job_id = $1
             AND o.tenant_id = $2`,
        )}
+     ), unlisted AS (
+       DELETE FROM running_runs x USING cancelled c WHERE x.run_id = c.id AND x.scheduled_time = c.scheduled_time
      )
      SELECT id FROM cancelled`,
     [jobId, tenantId, now],
@@ -129,8 +131,8 @@ export async function withdrawFutureScheduledRuns(
 ): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM runs
-      WHERE job_id = $1 AND tenant_id = $2 AND trigger = 'schedule' AND status = 'pending' AND attempt = 0
-        AND scheduled_time > greatest($3::timestamptz, now())`,
+      WHERE job_id = $1 AND tenant_id = $2 AND trigger = 'schedule' AND finished_at IS NULL AND status = 'pending'
+        AND attempt = 0 AND scheduled_time > greatest($3::timestamptz, now())`,
     [jobId, tenantId, now],
   );
   const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);

@@ -60,6 +60,9 @@ export async function cancelClaimedAheadRuns(
           SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, error = EXCLUDED.error,
               started_at = LEAST(run_attempts.started_at, EXCLUDED.finished_at)
         WHERE run_attempts.status = 'running'
+     ), unlisted AS (
+       DELETE FROM running_runs x USING cancelled c
+        WHERE x.run_id = ANY($1::text[]) AND x.run_id = c.id AND x.scheduled_time = c.scheduled_time
      )
      SELECT c.id, pg_notify($4, c.id)::text AS notified FROM cancelled c`,
     [

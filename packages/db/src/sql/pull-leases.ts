@@ -175,6 +175,9 @@ export async function finishPullAttempt(
         WHERE run_attempts.status = 'running'
        RETURNING attempt, worker_id, status, started_at, finished_at, http_status, duration_ms,
                  error, response_snippet, exit_code
+     ), unlisted AS (
+       -- no longer running (the reaper's list, claim-runs.ts)
+       DELETE FROM running_runs x USING done d WHERE x.run_id = $1 AND x.scheduled_time = $2 AND x.run_id = d.id
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
@@ -268,6 +271,10 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
         WHERE run_attempts.status = 'running'
        RETURNING run_id, attempt, worker_id, status, started_at, finished_at, http_status,
                  duration_ms, error, response_snippet, exit_code
+     ), unlisted AS (
+       -- no longer running (the reaper's list, claim-runs.ts)
+       DELETE FROM running_runs x USING done d
+        WHERE x.run_id = ANY($1::text[]) AND x.run_id = d.id AND x.scheduled_time = d.scheduled_time
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
