@@ -1,9 +1,12 @@
 // Per-test-file databases: each file clones the migrated template, so files run in parallel
 // without seeing each other's rows. Dropped when the file finishes.
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createPool, withDatabase } from '@belfry/db';
+import { createPool, migrate, migrationsDir, readMigrations, withDatabase } from '@belfry/db';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -58,6 +61,37 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await dropTestDatabase(name);
     },
   };
+}
+
+/**
+ * For upgrade tests: a new database migrated up to, not including, `firstUnapplied` (a deployment
+ * of the version before that migration), with 16 partitions. Drop it with dropTestDatabase.
+ */
+export async function createDatabaseMigratedBefore(
+  firstUnapplied: string,
+  prefix: string,
+): Promise<{ name: string; url: string }> {
+  const name = `${prefix}_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: inject('serverUrl') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(inject('serverUrl'), name);
+  const earlier = mkdtempSync(join(tmpdir(), 'belfry-migrations-'));
+  try {
+    for (const m of readMigrations().filter((m) => m.name < firstUnapplied))
+      cpSync(join(migrationsDir(), m.name), join(earlier, m.name), { recursive: true });
+    await migrate(url, { partitions: 16, dir: earlier });
+  } catch (err) {
+    await dropTestDatabase(name);
+    throw err;
+  } finally {
+    rmSync(earlier, { recursive: true, force: true });
+  }
+  return { name, url };
 }
 
 export async function dropTestDatabase(name: string): Promise<void> {

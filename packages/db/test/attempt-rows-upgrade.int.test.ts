@@ -1,41 +1,15 @@
-// Upgrading with runs in flight to attempt rows written at their end (migration
-// attempt_row_at_end): the open attempt rows of running runs move onto the run row, and whatever
-// ends those attempts afterwards — an engine completion, a pull worker's report, the reaper —
-// writes each attempt's one row, with the start and worker it had. A run cancelled while it ran
-// keeps its open row, which the report of its end closes. No attempt is lost or written twice.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
-import {
-  closeCancelledAttempt,
-  completeAttempts,
-  failExpiredRuns,
-  finishPullSuccesses,
-  migrate,
-  migrationsDir,
-  readMigrations,
-  withDatabase,
-} from '../src/index';
-import { dropTestDatabase } from '../../../test/db';
+import { describe, expect, it } from 'vitest';
+import { closeCancelledAttempt, completeAttempts, failExpiredRuns, finishPullSuccesses, migrate } from '../src/index';
+import { createDatabaseMigratedBefore, dropTestDatabase } from '../../../test/db';
 
 const MIGRATION = '20261201120400_attempt_row_at_end';
 
 describe('upgrade to attempt rows written at their end', () => {
   it('moves the open attempts of running runs onto the run row; their ends write one row each', async () => {
-    const before = mkdtempSync(join(tmpdir(), 'belfry-migrations-'));
-    const name = `belfry_test_attempts_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: inject('serverUrl') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const url = withDatabase(inject('serverUrl'), name);
+    const { name, url } = await createDatabaseMigratedBefore(MIGRATION, 'belfry_test_attempts');
     const client = new pg.Client({ connectionString: url });
     try {
-      for (const m of readMigrations().filter((m) => m.name < MIGRATION))
-        cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
-      await migrate(url, { partitions: 16, dir: before });
       await client.connect();
       await client.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_up', 'up', 'up')`);
       await client.query(
@@ -176,7 +150,6 @@ describe('upgrade to attempt rows written at their end', () => {
       ]);
     } finally {
       await client.end().catch(() => {});
-      rmSync(before, { recursive: true, force: true });
       await dropTestDatabase(name);
     }
   });

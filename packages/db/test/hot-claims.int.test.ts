@@ -1,13 +1,12 @@
-// Claims and lease renewals are HOT updates (migration 20261202000000): no index of runs refers
-// to a column they change, the running runs are listed in running_runs for the reaper, open
-// runs are those with finished_at IS NULL, and the dead letter's runs those with a dead_at.
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@belfry/core';
-import { createTestDatabase, dropTestDatabase, type TestDatabase } from '../../../test/db';
+import {
+  createDatabaseMigratedBefore,
+  createTestDatabase,
+  dropTestDatabase,
+  type TestDatabase,
+} from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
 import {
   cancelClaimedAheadRuns,
@@ -21,11 +20,8 @@ import {
   finishPullSuccesses,
   insertScheduledRuns,
   migrate,
-  migrationsDir,
-  readMigrations,
   selectExpiredRuns,
   sweepRunningRuns,
-  withDatabase,
   withTransaction,
 } from '../src/index';
 
@@ -361,18 +357,9 @@ describe('upgrade to HOT claims', () => {
   const MIGRATION = '20261202000000_hot_claims';
 
   it('lists the runs running at the upgrade and marks the dead ones', async () => {
-    const before = mkdtempSync(join(tmpdir(), 'belfry-migrations-'));
-    const name = `belfry_test_hot_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: inject('serverUrl') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const url = withDatabase(inject('serverUrl'), name);
+    const { name, url } = await createDatabaseMigratedBefore(MIGRATION, 'belfry_test_hot');
     const client = new pg.Client({ connectionString: url });
     try {
-      for (const m of readMigrations().filter((m) => m.name < MIGRATION))
-        cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
-      await migrate(url, { partitions: 16, dir: before });
       await client.connect();
       await client.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_up', 'up', 'up')`);
       await client.query(

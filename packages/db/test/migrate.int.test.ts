@@ -1,10 +1,12 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrate, migrationsDir, readMigrations, withDatabase } from '../src/index';
-import { createTestDatabase, dropTestDatabase, type TestDatabase } from '../../../test/db';
+import { migrate, readMigrations, withDatabase } from '../src/index';
+import {
+  createDatabaseMigratedBefore,
+  createTestDatabase,
+  dropTestDatabase,
+  type TestDatabase,
+} from '../../../test/db';
 
 describe('migrations', () => {
   let db: TestDatabase;
@@ -48,18 +50,9 @@ describe('migrations', () => {
 
   it('upgrade a database holding jobs, schedule entries and runs from before the job enums', async () => {
     // A deployment at the previous migration (compact_storage) with some rows, then the rest.
-    const before = mkdtempSync(join(tmpdir(), 'belfry-migrations-'));
-    const name = `belfry_test_upgrade_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: inject('serverUrl') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const url = withDatabase(inject('serverUrl'), name);
+    const { name, url } = await createDatabaseMigratedBefore('20261201020000_job_enums', 'belfry_test_upgrade');
     const client = new pg.Client({ connectionString: url });
     try {
-      for (const m of readMigrations().filter((m) => m.name <= '20261130233000_compact_storage'))
-        cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
-      await migrate(url, { partitions: 16, dir: before });
       await client.connect();
       await client.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_up', 'up', 'up')`);
       await client.query(
@@ -172,7 +165,6 @@ describe('migrations', () => {
       });
     } finally {
       await client.end().catch(() => {});
-      rmSync(before, { recursive: true, force: true });
       await dropTestDatabase(name);
     }
   });

@@ -7,8 +7,8 @@
 // yields at most `limit` names after the cursor in index order (jobs_pull_queue_idx, probed
 // once per distinct name; pull_workers' key; pgboss.queue's key), the page is cut from their
 // union, and only the page's queues are counted. Claimed runs are found from the list of running
-// runs (running_runs, every tenant's: thousands at most), never by reading the tenant's finished ones. Names sort in the database's collation (C for the
-// embedded PostgreSQL: byte order).
+// runs (running_runs, every tenant's: thousands at most), never by reading the tenant's finished
+// ones. Names sort in the database's collation (C for the embedded PostgreSQL: byte order).
 import type { Queryable } from '../sql/types';
 import { lanePrefix } from './names';
 

@@ -88,8 +88,9 @@ export async function claimRuns(
   times: Date[],
 ): Promise<ClaimedRun[]> {
   if (!ids.length) return [];
-  // The runs are found by `r.id = ANY($3)` on the primary key, and by nothing else: in a herd the day's partition was last analyzed before its runs existed, the planner
-  // expected about one row of it at the batch's scheduled time, and read the whole partition
+  // The runs are found by `r.id = ANY($3)` on the primary key, and by nothing else: in a herd
+  // the day's partition was last analyzed before its runs existed, the planner expected about
+  // one row of it at the batch's scheduled time, and read the whole partition
   // (every pending run, through runs_open_idx or sequentially) in a nested loop against the
   // batch — 20,000 rows × 50 per claim, most of PostgreSQL's CPU in a 20,000-run herd. An id
   // list on a unique key is estimated right whatever the statistics say; a run id names one run,
