@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
-import { cancelClaimedAheadRuns, confirmRunStarts } from '../src/index';
+import { cancelClaimedAheadRuns, confirmRunStarts, START_COMMIT_MS } from '../src/index';
 
 const WORKER = 'worker-a';
 
@@ -67,7 +67,7 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
   it('before its time the worker holds it but must wait; a cancel then takes it, and the worker is told', async () => {
     const { jobId, run } = await claimedAhead(60_000);
     const early = await confirmRunStarts(db.pool, WORKER, [run]);
-    expect(early.held.get(run.id)).toEqual({ due: false });
+    expect(early.held.get(run.id)).toEqual({ committed: false });
     expect(early.dbNowMs).toBeLessThan(run.scheduledTime.getTime());
     expect(await confirmRunStarts(db.pool, 'another-worker', [run])).toMatchObject({ held: new Map() });
 
@@ -108,7 +108,7 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
     }
   });
 
-  it('a canceller that reaches the row only after the scheduled time leaves the run to its worker', async () => {
+  it('a canceller that reaches the row only after the commit point leaves the run to its worker', async () => {
     const { jobId, run } = await claimedAhead(1_000);
     // A worker's start check in flight at the scheduled time holds the row (FOR SHARE).
     const worker = await session();
@@ -127,6 +127,20 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
     await canceller.query('COMMIT');
     canceller.release();
     expect(await statusOf(run.id)).toBe('running');
-    expect((await confirmRunStarts(db.pool, WORKER, [run])).held.get(run.id)).toEqual({ due: true });
+    expect((await confirmRunStarts(db.pool, WORKER, [run])).held.get(run.id)).toEqual({ committed: true });
+  });
+
+  it('within START_COMMIT_MS of its due time the start is settled: the worker may go, a pause leaves it', async () => {
+    // Due in less than the commit window: its commit point has passed by the first statement.
+    const { jobId, run } = await claimedAhead(Math.floor(START_COMMIT_MS / 2));
+    const check = await confirmRunStarts(db.pool, WORKER, [run]);
+    expect(check.held.get(run.id)).toEqual({ committed: true });
+    // Not due yet by the clock of the answer: the worker waits the rest before it calls.
+    expect(check.dbNowMs).toBeGreaterThanOrEqual(run.scheduledTime.getTime() - START_COMMIT_MS);
+    const canceller = await session();
+    expect(await cancelClaimedAheadRuns(canceller, tenantId, jobId, new Date())).toEqual([]);
+    await canceller.query('COMMIT');
+    canceller.release();
+    expect(await statusOf(run.id)).toBe('running');
   });
 });

@@ -316,7 +316,7 @@ describe('batch statements that find runs by key', () => {
     expect([...(await extendRunLeases(db.pool, 'another-worker', 60_000, mine))]).toEqual([]);
     const check = await confirmRunStarts(db.pool, WORKER, mine);
     expect([...check.held.keys()]).toEqual([a!.id]);
-    expect(check.held.get(a!.id)).toEqual({ due: true });
+    expect(check.held.get(a!.id)).toEqual({ committed: true });
   });
 
   it('a completion of 300 runs records each once, and the transaction plans with nested loops again after it', async () => {

@@ -5,7 +5,7 @@
 // changed kind after the run was queued) is not executed but released to its own lane, so each
 // lane's slots run only that lane's kinds. Never throws.
 import type { WorkerLane } from '@belfry/core';
-import type { ClaimedRun } from '@belfry/db';
+import { type ClaimedRun, START_COMMIT_MS } from '@belfry/db';
 import { type HandlerOutcome, type HandlerRegistry, laneOf } from '@belfry/handlers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DbClock } from '../db-clock';
@@ -55,14 +55,17 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     return notRun('connection', `rerouted: the target is now ${run.target.type}, which runs in the ${lane} lane`);
   }
   // Due = the scheduled time plus the job's jitter offset; the target still sees the nominal
-  // scheduled time (belfry-scheduled-time).
+  // scheduled time (belfry-scheduled-time). A run claimed ahead is checked at its commit point
+  // (START_COMMIT_MS before it is due), and the gate then waits until due on the database clock.
   // Most runs are claimed when due: no timer, no extra await.
-  const wait = run.due_at.getTime() - deps.clock.now() + deps.clock.uncertainty + 1;
+  const gated = Boolean(deps.gate) && run.db_now < run.due_at;
+  const wakeAt = run.due_at.getTime() - (gated ? START_COMMIT_MS : 0);
+  const wait = wakeAt - deps.clock.now() + deps.clock.uncertainty + 1;
   let started =
     wait > 0 && !execution.abort.signal.aborted
       ? await sleepUntilDue(wait, execution.abort.signal)
       : !execution.abort.signal.aborted;
-  if (started && deps.gate && run.db_now < run.due_at) {
+  if (started && gated && deps.gate) {
     try {
       started = await deps.gate.confirm(run, execution.abort.signal);
       // Cancelled or taken back while it waited: its outcome will be fenced out.
@@ -117,7 +120,7 @@ function dateNow(clock: DbClock): () => Date {
   return now;
 }
 
-/** Waits `wait` ms (until due by the database clock, with its uncertainty); false if aborted first. */
+/** Waits `wait` ms (by the database clock, with its uncertainty); false if aborted first. */
 async function sleepUntilDue(wait: number, signal: AbortSignal): Promise<boolean> {
   try {
     await sleep(wait, undefined, { signal });

@@ -2,25 +2,41 @@
 // due (its scheduled time plus the job's jitter offset: due_at) and waits for that time before
 // it calls the target. "Scheduled time" below means that due time. Such a run is `running`
 // but has not started. Pause, delete and a schedule change cancel it, and it must then never
-// be delivered; a run whose target call has begun is left alone.
+// be delivered; a run whose start is settled is left alone.
 //
-// The two sides meet on the run's row and the database clock:
+// A run's start is settled at its commit point, START_COMMIT_MS before it is due, and the two
+// sides meet on the run's row and the database clock there:
 //   - the canceller locks the candidate rows (FOR UPDATE), then, in a second statement, cancels
-//     those whose scheduled time is still ahead of clock_timestamp();
-//   - the worker, at the scheduled time, re-reads its runs FOR SHARE and calls a target only
-//     when its run is still running under its lease and due by clock_timestamp()
-//     (confirmRunStarts, below).
+//     those whose commit point is still ahead of clock_timestamp();
+//   - the worker, at the commit point, re-reads its runs FOR SHARE and keeps only those still
+//     running under its lease and past their commit point by clock_timestamp()
+//     (confirmRunStarts, below); it then waits out the rest on that answer's clock and calls
+//     the target when due, with no database round trip left between the due time and the call.
 // Whichever comes first wins, and the other sees it: a worker that confirmed before the
-// canceller took its lock did so at a database time at or past the scheduled time, which the
+// canceller took its lock did so at a database time at or past the commit point, which the
 // canceller's later clock check also sees (so it leaves the run running); a canceller that
 // took its lock first makes the worker wait for its commit and then find the run cancelled.
-// The NOTIFY on belfry_cancel only makes the waiting worker drop the run at once.
+// The NOTIFY on belfry_cancel makes the waiting worker drop the run at once — also a settled
+// run in its last START_COMMIT_MS, which then never starts (cancelRun); a pause or delete in
+// that window leaves it to start.
 import { CANCEL_CHANNEL } from '../queue/names';
 import { distinctTimes, type Queryable } from './types';
 
 /**
- * Cancels the job's scheduled runs that are claimed but not started (running, due in the
- * future); their attempts are recorded as cancelled and their workers told. `tx` must be
+ * How long before its due time a run claimed ahead settles its start: from then on a pause,
+ * delete or schedule change leaves it to run. The worker's start check happens then, off the
+ * due instant, so a second's burst of runs is called on time instead of one database round
+ * trip (and a row lock per run) later.
+ */
+export const START_COMMIT_MS = 100;
+
+/** SQL: the run `alias`'s commit point (see START_COMMIT_MS). */
+export const commitPointOf = (alias: string): string =>
+  `(COALESCE(${alias}.due_at, ${alias}.scheduled_time) - interval '${START_COMMIT_MS} milliseconds')`;
+
+/**
+ * Cancels the job's scheduled runs that are claimed but not settled (running, their commit
+ * point in the future); their attempts are recorded as cancelled and their workers told. `tx` must be
  * inside a transaction. Answers the cancelled run ids.
  */
 export async function cancelClaimedAheadRuns(
@@ -33,7 +49,7 @@ export async function cancelClaimedAheadRuns(
     `SELECT r.id, r.scheduled_time FROM runs r
       WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule' AND r.finished_at IS NULL
         AND r.status = 'running'
-        AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
+        AND ${commitPointOf('r')} > clock_timestamp()
       ORDER BY r.id
       FOR UPDATE OF r`,
     [jobId, tenantId],
@@ -45,7 +61,7 @@ export async function cancelClaimedAheadRuns(
           SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
          FROM unnest($1::text[], $2::timestamptz[]) AS m(id, scheduled_time)
         WHERE r.id = m.id AND r.scheduled_time = m.scheduled_time AND r.scheduled_time = ANY($5::timestamptz[])
-          AND r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > clock_timestamp()
+          AND r.status = 'running' AND ${commitPointOf('r')} > clock_timestamp()
         RETURNING r.id, r.scheduled_time, r.tenant_id, r.job_id, r.attempt, r.worker_id, r.attempt_started_at,
                   r.started_at
      ), closed AS (
@@ -83,15 +99,16 @@ export interface HeldRun {
 }
 
 export interface StartCheck {
-  /** runs still held by this worker, and whether each is due by the database clock */
-  held: Map<string, { due: boolean }>;
+  /** runs still held by this worker, and whether each is past its commit point by the database clock */
+  held: Map<string, { committed: boolean }>;
   /** the database clock when it answered (epoch ms) */
   dbNowMs: number;
 }
 
 /**
  * The worker's side: of `runs`, which does this worker still hold (running, its attempt),
- * and is each one due? A run missing from `held` was cancelled or taken back: its target
+ * and is each one past its commit point (then no pause or delete takes it any more: it is the
+ * worker's to call when due)? A run missing from `held` was cancelled or taken back: its target
  * must not be called. FOR SHARE waits for a canceller that holds the row (see above).
  */
 export async function confirmRunStarts(db: Queryable, workerId: string, runs: HeldRun[]): Promise<StartCheck> {
@@ -100,20 +117,26 @@ export async function confirmRunStarts(db: Queryable, workerId: string, runs: He
   // planned, on a day's partition whose statistics predate its runs, as a nested loop reading
   // the whole batch once per run — a million comparisons for the 1,000 starts of a busy second,
   // on the path of every one of them.
-  const { rows } = await db.query<{ id: string | null; attempt: number | null; due: boolean | null; db_ms: number }>(
+  const { rows } = await db.query<{
+    id: string | null;
+    attempt: number | null;
+    committed: boolean | null;
+    db_ms: number;
+  }>(
     `WITH held AS (
-       SELECT r.id, r.attempt, COALESCE(r.due_at, r.scheduled_time) <= clock_timestamp() AS due
+       SELECT r.id, r.attempt, ${commitPointOf('r')} <= clock_timestamp() AS committed
          FROM runs r
         WHERE r.id = ANY($2::text[]) AND r.scheduled_time = ANY($3::timestamptz[])
           AND r.worker_id = $1 AND r.status = 'running'
         FOR SHARE OF r
      )
-     SELECT h.id, h.attempt, h.due, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
+     SELECT h.id, h.attempt, h.committed, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
        FROM (SELECT 1) one LEFT JOIN held h ON true`,
     [workerId, runs.map((r) => r.id), distinctTimes(runs.map((r) => r.scheduledTime))],
   );
   const attempts = new Map(runs.map((r) => [r.id, r.attempt]));
-  const held = new Map<string, { due: boolean }>();
-  for (const r of rows) if (r.id && attempts.get(r.id) === r.attempt) held.set(r.id, { due: Boolean(r.due) });
+  const held = new Map<string, { committed: boolean }>();
+  for (const r of rows)
+    if (r.id && attempts.get(r.id) === r.attempt) held.set(r.id, { committed: Boolean(r.committed) });
   return { held, dbNowMs: Number(rows[0]?.db_ms ?? Date.now()) };
 }
