@@ -2,6 +2,7 @@
 // start lags whose percentiles go into the node's heartbeat for the dashboard.
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LagWindow, type LagSummary } from './lag-window';
 
 export interface NotificationCount {
   channel_type: string;
@@ -91,7 +92,7 @@ export class Metrics {
   });
   private incidentSource: (() => Promise<Record<string, number>>) | undefined;
 
-  private readonly lags: { at: number; ms: number }[] = [];
+  private readonly lags = new LagWindow();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'belfry_process_' });
@@ -132,19 +133,12 @@ export class Metrics {
   recordLag(ms: number, tenantId?: string): void {
     this.startLag.observe(Math.max(0, ms) / 1000);
     if (tenantId) this.tenantStartLag.observe({ tenant: tenantId }, Math.max(0, ms) / 1000);
-    const now = Date.now();
-    this.lags.push({ at: now, ms });
-    if (this.lags.length > 50_000) this.lags.splice(0, this.lags.length - 50_000);
+    this.lags.record(ms);
   }
 
   /** Start-lag percentiles over the last `windowMs`, for the dashboard's cluster view. */
-  lagSummary(windowMs = 5 * 60_000): { count: number; p50: number | null; p95: number | null; p99: number | null } {
-    const since = Date.now() - windowMs;
-    while (this.lags.length && (this.lags[0]?.at ?? 0) < since) this.lags.shift();
-    const sorted = this.lags.map((l) => l.ms).sort((a, b) => a - b);
-    const pick = (p: number) =>
-      sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null) : null;
-    return { count: sorted.length, p50: pick(0.5), p95: pick(0.95), p99: pick(0.99) };
+  lagSummary(windowMs = 5 * 60_000): LagSummary {
+    return this.lags.summary(Date.now() - windowMs);
   }
 
   /** Serves /metrics; port 0 picks a free port. Falls back to a free port if `port` is taken. */
