@@ -122,6 +122,32 @@ export async function insertJob(
   return { id, nextRunAt: next };
 }
 
+/**
+ * A one-off job whose scheduled run `workerId` has claimed ahead of its time: the run `running`
+ * under that worker's lease (attempt 1, a minute long), due `at`, the job's schedule entry gone
+ * as the scheduler leaves it once the occurrence is materialized.
+ */
+export async function insertClaimedAheadRun(
+  pool: pg.Pool,
+  tenantId: string,
+  o: { at: Date; workerId: string; partitions: number },
+): Promise<{ jobId: string; runId: string }> {
+  const job = await insertJob(pool, tenantId, {
+    schedule: { type: 'once', runAt: o.at },
+    url: 'http://127.0.0.1:9/hook',
+    partitions: o.partitions,
+  });
+  await pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [job.id]);
+  const runId = newId('run', o.at);
+  await pool.query(
+    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,
+                       started_at, attempt_started_at)
+     VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)`,
+    [runId, tenantId, job.id, o.at, o.workerId],
+  );
+  return { jobId: job.id, runId };
+}
+
 export interface Delivery {
   at: number;
   method: string;

@@ -3,9 +3,8 @@
 // decides, and the other sees the decision (see src/sql/cancel-claimed-ahead.ts).
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { insertJob, insertTenant } from '../../../test/fixtures';
+import { insertClaimedAheadRun, insertTenant } from '../../../test/fixtures';
 import { cancelClaimedAheadRuns, confirmRunStarts, START_COMMIT_MS } from '../src/index';
 
 const WORKER = 'worker-a';
@@ -25,20 +24,12 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
   /** A job with one scheduled run that WORKER claimed ahead: running, due `inMs` from now. */
   async function claimedAhead(inMs: number) {
     const at = new Date(Math.floor(await dbNow()) + inMs);
-    const job = await insertJob(db.pool, tenantId, {
-      schedule: { type: 'once', runAt: at },
-      url: 'http://127.0.0.1:9/hook',
+    const { jobId, runId } = await insertClaimedAheadRun(db.pool, tenantId, {
+      at,
+      workerId: WORKER,
       partitions: db.partitions,
     });
-    await db.pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [job.id]);
-    const id = newId('run', at);
-    await db.pool.query(
-      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,
-                         started_at, attempt_started_at)
-       VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)`,
-      [id, tenantId, job.id, at, WORKER],
-    );
-    return { jobId: job.id, run: { id, scheduledTime: at, attempt: 1 } };
+    return { jobId, run: { id: runId, scheduledTime: at, attempt: 1 } };
   }
 
   async function session(): Promise<pg.PoolClient> {

@@ -1,12 +1,11 @@
 // The start gate on real PostgreSQL: a run claimed ahead is checked at its commit point
 // (START_COMMIT_MS before it is due), not on the due instant, and is still never let go
 // before it is due by the database clock; a cancel heard after the check still stops it.
-import { newId } from '@belfry/core';
 import { type ClaimedRun, START_COMMIT_MS } from '@belfry/db';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/db';
-import { insertJob, insertTenant } from '../../../../test/fixtures';
+import { insertClaimedAheadRun, insertTenant } from '../../../../test/fixtures';
 import { createLogger } from '../../src/logger';
 import { StartGate } from '../../src/worker/start-gate';
 
@@ -26,22 +25,13 @@ describe('StartGate', () => {
 
   /** A scheduled run that WORKER claimed ahead, due `inMs` from now on the database clock. */
   async function claimedAhead(inMs: number): Promise<ClaimedRun> {
-    const now = await dbNow();
-    const at = new Date(Math.floor(now) + inMs);
-    const job = await insertJob(db.pool, tenantId, {
-      schedule: { type: 'once', runAt: at },
-      url: 'http://127.0.0.1:9/hook',
+    const at = new Date(Math.floor(await dbNow()) + inMs);
+    const { jobId, runId } = await insertClaimedAheadRun(db.pool, tenantId, {
+      at,
+      workerId: WORKER,
       partitions: db.partitions,
     });
-    await db.pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [job.id]);
-    const id = newId('run', at);
-    await db.pool.query(
-      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,
-                         started_at, attempt_started_at)
-       VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)`,
-      [id, tenantId, job.id, at, WORKER],
-    );
-    return { id, scheduled_time: at, due_at: at, tenant_id: tenantId, job_id: job.id, attempt: 1 } as ClaimedRun;
+    return { id: runId, scheduled_time: at, due_at: at, tenant_id: tenantId, job_id: jobId, attempt: 1 } as ClaimedRun;
   }
 
   /** The gate over a pool that notes when each start check was sent (local clock, ms). */
