@@ -113,11 +113,7 @@ export async function insertJob(
   );
   const next = o.nextRunAt ?? (s.type === 'once' ? s.runAt : nextFireTime(s, now));
   if (next) {
-    await pool.query('INSERT INTO schedule_entries (job_id, partition, next_run_at) VALUES ($1, $2, $3)', [
-      id,
-      partition,
-      next,
-    ]);
+    await pool.query('UPDATE jobs SET next_run_at = $2 WHERE id = $1', [id, next]);
   }
   return { id, nextRunAt: next };
 }
@@ -137,7 +133,7 @@ export async function insertClaimedAheadRun(
     url: 'http://127.0.0.1:9/hook',
     partitions: o.partitions,
   });
-  await pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [job.id]);
+  await pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [job.id]);
   const runId = newId('run', o.at);
   await pool.query(
     `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,

@@ -89,7 +89,7 @@ export async function startLoad(pool: pg.Pool, partitions: number, sink: Sink, c
 
 /** Stops the load's schedules (so the next test starts quiet). */
 export async function stopLoad(pool: pg.Pool, load: Load): Promise<void> {
-  await pool.query('DELETE FROM schedule_entries WHERE job_id = ANY($1::text[])', [load.jobs.map((j) => j.id)]);
+  await pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = ANY($1::text[])', [load.jobs.map((j) => j.id)]);
 }
 
 export interface Tally {

@@ -189,7 +189,7 @@ export async function insertTenants(pool: pg.Pool, ids: string[], maxConcurrency
 }
 
 /**
- * Bulk-loads one-off jobs due at `runAt`, spread over tenants, with their schedule entries
+ * Bulk-loads one-off jobs due at `runAt`, spread over tenants, with their next occurrence set
  * (as a tool would: one INSERT ... SELECT per table, ids and partitions computed in SQL with
  * the same hash as the product — see partitionSql).
  */
@@ -220,13 +220,10 @@ export async function insertOneOffJobs(
       parts.push(partitionOf(id, options.partitions));
     }
     await pool.query(
-      `WITH j AS (
-         INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, target, payload, timeout_seconds, partition, retry_max_attempts)
-         SELECT id, tenant_id, $4 || id, 'once', $5, $6::jsonb, '{"bench":true}'::jsonb, 10, partition, 3
-         FROM unnest($1::text[], $2::text[], $3::int[]) AS t(id, tenant_id, partition)
-         RETURNING id, tenant_id, partition
-       )
-       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, $5 FROM j`,
+      `INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, target, payload, timeout_seconds, partition,
+                         retry_max_attempts, next_run_at)
+       SELECT id, tenant_id, $4 || id, 'once', $5, $6::jsonb, '{"bench":true}'::jsonb, 10, partition, 3, $5
+       FROM unnest($1::text[], $2::text[], $3::int[]) AS t(id, tenant_id, partition)`,
       [
         ids,
         tenants,

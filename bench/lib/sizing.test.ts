@@ -40,17 +40,17 @@ describe('sizing', () => {
 });
 
 describe('hot bytes per job', () => {
-  it('adds the schedule entry, its indexes and jobs_pkey, not the jobs heap', () => {
+  it('adds every index of jobs, not the jobs heap', () => {
     expect(
       hotBytesPerJob({
         jobs: 303,
         jobs_pkey: 65,
         jobs_tenant_status_idx: 47,
-        schedule_entries: 96,
-        schedule_entries_due_idx: 40,
-        schedule_entries_job_id_excl: 38,
+        jobs_tenant_name_idx: 48,
+        jobs_due_idx: 40,
+        jobs_pull_queue_idx: 0,
       }),
-    ).toBe(239);
-    expect(hotBytesPerJob({ jobs: 303 })).toBeNull();
+    ).toBe(200);
+    expect(hotBytesPerJob({ jobs: 303, jobs_pkey: 65 })).toBeNull();
   });
 });

@@ -13,7 +13,7 @@ export interface SizingInputs {
   walBytesPerRun: number | null;
   /** runs + run_attempts on disk per run, bytes (herd) */
   historyBytesPerRun: number | null;
-  /** jobs + schedule_entries on disk per stored job, bytes (scale) */
+  /** jobs (with its schedule) on disk per stored job, bytes (scale) */
   bytesPerJob: number | null;
   /** what the scheduler's scan and advance touch per stored job, bytes (scale) */
   hotBytesPerJob: number | null;
@@ -96,13 +96,13 @@ export function sizing(inputs: SizingInputs, target: SizingTarget = DEFAULT_TARG
 }
 
 /**
- * The scheduler's hot set per job from the scale scenario's bytes per relation: the schedule
- * entry (heap), the due index and the one-entry-per-job index it maintains, and jobs_pkey,
- * through which each due entry is joined to its job. The jobs heap is read only for due jobs.
+ * The scheduler's hot set per job from the scale scenario's bytes per relation: every index of
+ * jobs. The due scan reads jobs_due_idx; each advance writes a new version of the job's row
+ * (never a HOT update: next_run_at is indexed), which adds an entry to every index of jobs. The
+ * jobs heap is read and written only for the jobs that are due.
  */
 export function hotBytesPerJob(perRelation: Record<string, number>): number | null {
-  const schedule = Object.entries(perRelation).filter(([name]) => name.startsWith('schedule_entries'));
-  const pkey = perRelation.jobs_pkey;
-  if (!schedule.length || pkey === undefined) return null;
-  return schedule.reduce((sum, [, bytes]) => sum + bytes, pkey);
+  const indexes = Object.entries(perRelation).filter(([name]) => name.startsWith('jobs_'));
+  if (!indexes.some(([name]) => name === 'jobs_due_idx')) return null;
+  return indexes.reduce((sum, [, bytes]) => sum + bytes, 0);
 }

@@ -31,13 +31,10 @@ export async function runFailover(o: {
     const start = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
     const ids = Array.from({ length: o.perSecond }, () => newId('job'));
     await db.pool.query(
-      `WITH j AS (
-         INSERT INTO jobs (id, tenant_id, name, schedule_type, every_seconds, anchor_at, target, timeout_seconds, partition)
-         SELECT id, $2, 'failover-' || id, 'interval', 1, $3, $4::jsonb, 10, partition
-         FROM unnest($1::text[], $5::int[]) AS t(id, partition)
-         RETURNING id, partition
-       )
-       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, $6 FROM j`,
+      `INSERT INTO jobs (id, tenant_id, name, schedule_type, every_seconds, anchor_at, target, timeout_seconds, partition,
+                         next_run_at)
+       SELECT id, $2, 'failover-' || id, 'interval', 1, $3, $4::jsonb, 10, partition, $6
+       FROM unnest($1::text[], $5::int[]) AS t(id, partition)`,
       [
         ids,
         tenant,

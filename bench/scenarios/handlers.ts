@@ -80,13 +80,8 @@ export async function runHandlers(o: HandlersOptions): Promise<HandlersResult> {
           ]);
         }
         await db.pool.query('VACUUM ANALYZE jobs');
-        await db.pool.query('VACUUM ANALYZE schedule_entries');
         const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
-        await db.pool.query('UPDATE jobs SET run_at = $1 WHERE tenant_id = ANY($2)', [due, tenants]);
-        await db.pool.query(
-          'UPDATE schedule_entries e SET next_run_at = $1 FROM jobs j WHERE j.id = e.job_id AND j.tenant_id = ANY($2)',
-          [due, tenants],
-        );
+        await db.pool.query('UPDATE jobs SET run_at = $1, next_run_at = $1 WHERE tenant_id = ANY($2)', [due, tenants]);
         const deadline = due.getTime() + 300_000;
         while (Date.now() < deadline && receiver.records.length < o.count && !receiver.failure?.()) {
           await new Promise((r) => setTimeout(r, 100));

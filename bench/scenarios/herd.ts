@@ -97,7 +97,6 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     const expected = total - hung.size;
     const arrived = () => (hung.size ? sink.records.filter((r) => !hung.has(r.jobId)).length : sink.records.length);
     await db.pool.query('VACUUM ANALYZE jobs');
-    await db.pool.query('VACUUM ANALYZE schedule_entries');
     const meters = herdMeters(
       db.pool,
       engines.children.map((c) => c.pid).filter((p): p is number => p !== undefined),
@@ -107,8 +106,10 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
 
     // Everything becomes due in the same second, a few seconds from now.
     const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
-    await db.pool.query('UPDATE jobs SET run_at = $1, jitter_seconds = $2', [due, o.jitterSeconds ?? 0]);
-    await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
+    await db.pool.query('UPDATE jobs SET run_at = $1, next_run_at = $1, jitter_seconds = $2', [
+      due,
+      o.jitterSeconds ?? 0,
+    ]);
     // From here the engines see the herd (they claim and materialize ahead of its due time).
     await meters.start();
     let cpu: HerdCpu | null = null;
@@ -122,11 +123,11 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         materializedAtDue = rows[0]?.n ?? 0;
       }
       if (materializedAt === null) {
-        // Every job is a one-off: its schedule entry is deleted in the transaction that
-        // materializes its run, so none left means all are materialized. (Counting runs
-        // instead cost the database ~25 ms every 100 ms during a 100K herd.)
+        // Every job is a one-off: its next_run_at is cleared in the transaction that
+        // materializes its run, so none left (an empty jobs_due_idx) means all are materialized.
+        // (Counting runs instead cost the database ~25 ms every 100 ms during a 100K herd.)
         const { rows } = await db.pool.query<{ left: boolean }>(
-          'SELECT EXISTS (SELECT 1 FROM schedule_entries) AS left',
+          'SELECT EXISTS (SELECT 1 FROM jobs WHERE next_run_at IS NOT NULL) AS left',
         );
         if (rows[0]?.left === false) materializedAt = Date.now();
       }

@@ -84,8 +84,7 @@ export async function runPull(o: PullOptions): Promise<PullResult> {
 
     // Everything becomes due in the same second, a few seconds from now.
     const due = new Date(Math.ceil((Date.now() + 5_000) / 1000) * 1000);
-    await db.pool.query('UPDATE jobs SET run_at = $1', [due]);
-    await db.pool.query('UPDATE schedule_entries SET next_run_at = $1', [due]);
+    await db.pool.query('UPDATE jobs SET run_at = $1, next_run_at = $1', [due]);
     const backends = async () =>
       (
         await db.pool.query<{ pid: number }>(

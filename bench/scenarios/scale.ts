@@ -2,6 +2,7 @@
 // in the future and a slice due now, then time the scheduler's due scan (the same SQL the
 // engine runs: selectDueEntries over half the partitions, batch 1000) and measure bytes per
 // job on disk.
+import { newId } from '@belfry/core';
 import { selectDueEntries } from '@belfry/db';
 import { withoutTargetDefaults } from '@belfry/handlers/schemas';
 import { benchDatabase } from '../lib/harness';
@@ -20,7 +21,9 @@ export interface ScaleResult {
 export async function runScale(o: { jobs: number; due: number; iterations: number }): Promise<ScaleResult> {
   const db = await benchDatabase();
   try {
-    await db.pool.query(`INSERT INTO tenants (id, name, slug) VALUES ('ten_scale', 'scale', 'scale')`);
+    // A tenant id as the API makes them (ten_ + 26 characters): every jobs row holds it.
+    const tenantId = newId('ten');
+    await db.pool.query(`INSERT INTO tenants (id, name, slug) VALUES ($1, 'scale', 'scale')`, [tenantId]);
     // Stored as the API stores it: without the fields at their default (method, headers).
     const target = JSON.stringify(
       withoutTargetDefaults({ type: 'http', url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {} }),
@@ -32,26 +35,21 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
       // Ids shaped like real ones (job_ + 26 chars) and ordered like them: a real id starts with
       // its creation time (a ULID, core newId), so jobs_pkey grows at its right edge as jobs are
       // created; here 10 hex digits of g, then 16 of md5(g). (Random ids split pages all over
-      // the index: 65 bytes per job instead of ~50.) Partition from a hash, as partitionOf does.
+      // the index: 65 bytes per job instead of ~50.) Partition from a hash, as partitionOf does;
+      // runs_per_minute as the API computes it for an hourly cron (1/60).
       await db.pool.query(
-        `WITH j AS (
-           INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, anchor_at, target, payload, partition)
-           SELECT 'job_' || lpad(upper(to_hex(g)), 10, '0') || upper(substr(md5(g::text), 1, 16)), 'ten_scale', 'job-' || g, 'cron', '0 * * * *', 'UTC',
-                  NULL, $3::jsonb, NULL, abs(hashtext(g::text)) % 1024
-           FROM generate_series($1::int, $2::int) AS g
-           RETURNING id, partition
-         )
-         INSERT INTO schedule_entries (job_id, partition, next_run_at)
-         SELECT id, partition,
+        `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, anchor_at, target, payload,
+                           partition, runs_per_minute, next_run_at)
+         SELECT 'job_' || lpad(upper(to_hex(g)), 10, '0') || upper(substr(md5(g::text), 1, 16)), $5, 'job-' || g, 'cron',
+                '0 * * * *', 'UTC', NULL, $3::jsonb, NULL, abs(hashtext(g::text)) % 1024, 1.0 / 60,
                 CASE WHEN random() < $4::float8 THEN now() - interval '1 second'
                      ELSE now() + make_interval(secs => 60 + random() * 30 * 86400) END
-         FROM j`,
-        [from, to, target, o.due / o.jobs],
+         FROM generate_series($1::int, $2::int) AS g`,
+        [from, to, target, o.due / o.jobs, tenantId],
       );
     }
     const loadSeconds = (Date.now() - t0) / 1000;
     await db.pool.query('VACUUM ANALYZE jobs');
-    await db.pool.query('VACUUM ANALYZE schedule_entries');
     // The load wrote gigabytes of WAL: end that checkpoint cycle now, so the scans below do not
     // pay for the bulk load (the first change to a page after a checkpoint logs the whole page,
     // and the scan's row locks change pages).
@@ -73,15 +71,13 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
     } finally {
       client.release();
     }
-    const { rows } = await db.pool.query<{ jobs: string; entries: string }>(
-      `SELECT pg_total_relation_size('jobs')::text AS jobs, pg_total_relation_size('schedule_entries')::text AS entries`,
-    );
-    const bytes = { jobs: Number(rows[0]?.jobs), scheduleEntries: Number(rows[0]?.entries) };
-    // Where the bytes are: each table and index of the two, per job.
+    const { rows } = await db.pool.query<{ jobs: string }>(`SELECT pg_total_relation_size('jobs')::text AS jobs`);
+    // jobs holds the schedule too (next_run_at, jobs_due_idx) since migration 20261202030000.
+    const bytes = { jobs: Number(rows[0]?.jobs) };
+    // Where the bytes are: the table and each of its indexes, per job.
     const { rows: parts } = await db.pool.query<{ name: string; bytes: string }>(
       `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes FROM pg_class c
-       WHERE c.oid IN ('jobs'::regclass, 'schedule_entries'::regclass)
-          OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('jobs'::regclass, 'schedule_entries'::regclass))
+       WHERE c.oid = 'jobs'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'jobs'::regclass)
        ORDER BY pg_relation_size(c.oid) DESC`,
     );
     const perRelation = Object.fromEntries(parts.map((p) => [p.name, Math.round(Number(p.bytes) / o.jobs)]));
@@ -89,7 +85,7 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
       jobs: o.jobs,
       loadSeconds,
       scan: summarize(samples.map((s) => Math.round(s * 100) / 100)),
-      bytesPerJob: Math.round((bytes.jobs + bytes.scheduleEntries) / o.jobs),
+      bytesPerJob: Math.round(bytes.jobs / o.jobs),
       bytes,
       perRelation,
     };

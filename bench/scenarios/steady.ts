@@ -35,14 +35,11 @@ export async function runSteady(o: {
     }
     const anchor = new Date(start - 1000);
     await db.pool.query(
-      `WITH j AS (
-         INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, every_seconds, anchor_at, target, payload, timeout_seconds, partition)
-         SELECT id, tenant_id, 'steady-' || id, kind, CASE WHEN kind = 'cron' THEN '* * * * * *' END,
-                CASE WHEN kind = 'interval' THEN 1 END, $5, $6::jsonb, '{"bench":"steady"}'::jsonb, 10, partition
-         FROM unnest($1::text[], $2::text[], $3::job_schedule_type[], $4::int[]) AS t(id, tenant_id, kind, partition)
-         RETURNING id, tenant_id, partition
-       )
-       INSERT INTO schedule_entries (job_id, partition, next_run_at) SELECT id, partition, $7 FROM j`,
+      `INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, every_seconds, anchor_at, target, payload,
+                         timeout_seconds, partition, next_run_at)
+       SELECT id, tenant_id, 'steady-' || id, kind, CASE WHEN kind = 'cron' THEN '* * * * * *' END,
+              CASE WHEN kind = 'interval' THEN 1 END, $5, $6::jsonb, '{"bench":"steady"}'::jsonb, 10, partition, $7
+       FROM unnest($1::text[], $2::text[], $3::job_schedule_type[], $4::int[]) AS t(id, tenant_id, kind, partition)`,
       [
         ids,
         tenantIds,

@@ -68,7 +68,7 @@ describe('engine: misfire, overlap and pause', () => {
     try {
       await client.query('BEGIN');
       await client.query(`UPDATE jobs SET status = 'paused', updated_at = now() WHERE id = $1`, [jobId]);
-      await client.query('DELETE FROM schedule_entries WHERE job_id = $1', [jobId]);
+      await client.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [jobId]);
       const { rows } = await client.query<{ id: string }>(
         `UPDATE runs SET status = 'cancelled', finished_at = now(), next_attempt_at = NULL
          WHERE job_id = $1 AND status IN ('pending', 'failed') RETURNING id`,

@@ -32,7 +32,7 @@ describe('scheduler (in-process)', () => {
   };
   const snapshot = async () => {
     const [entries, runs, messages] = await Promise.all([
-      db.pool.query('SELECT job_id, next_run_at FROM schedule_entries ORDER BY job_id'),
+      db.pool.query('SELECT id AS job_id, next_run_at FROM jobs WHERE next_run_at IS NOT NULL ORDER BY id'),
       db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM runs'),
       queueMessages(db.pool),
     ]);
@@ -46,7 +46,7 @@ describe('scheduler (in-process)', () => {
   });
   beforeEach(async () => {
     // Each test starts with no schedule and no leases; history of earlier tests stays.
-    await db.pool.query('DELETE FROM schedule_entries');
+    await db.pool.query('UPDATE jobs SET next_run_at = NULL WHERE next_run_at IS NOT NULL');
     await db.pool.query('UPDATE partition_leases SET owner = NULL, expires_at = NULL');
   });
   afterAll(async () => {
@@ -90,7 +90,7 @@ describe('scheduler (in-process)', () => {
     // Per job: one run per occurrence, no gaps, from its first due time up to where its entry now is.
     const { rows } = await db.pool.query<{ job_id: string; times: Date[]; next: Date }>(
       `SELECT r.job_id, array_agg(r.scheduled_time ORDER BY r.scheduled_time) AS times, se.next_run_at AS next
-       FROM runs r JOIN schedule_entries se ON se.job_id = r.job_id
+       FROM runs r JOIN jobs se ON se.id = r.job_id
        WHERE r.tenant_id = $1 GROUP BY r.job_id, se.next_run_at`,
       [tenant.id],
     );
@@ -235,9 +235,10 @@ describe('scheduler (in-process)', () => {
       ).rows.map((r) => ({ ...r, t: Number(r.t) }));
     const entry = async (jobId: string) =>
       (
-        await db.pool.query<{ next_run_at: Date }>('SELECT next_run_at FROM schedule_entries WHERE job_id = $1', [
-          jobId,
-        ])
+        await db.pool.query<{ next_run_at: Date }>(
+          'SELECT next_run_at FROM jobs WHERE id = $1 AND next_run_at IS NOT NULL',
+          [jobId],
+        )
       ).rows[0]?.next_run_at.getTime();
     const next = first.getTime() + 600_000;
 
@@ -278,7 +279,9 @@ describe('scheduler (in-process)', () => {
     expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1, skipped: 0 });
     const jobRow = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
     expect(jobRow.rows[0].status).toBe('active');
-    expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [job.id])).rowCount).toBe(0);
+    expect(
+      (await db.pool.query('SELECT 1 FROM jobs WHERE id = $1 AND next_run_at IS NOT NULL', [job.id])).rowCount,
+    ).toBe(0);
     const runs = await db.pool.query('SELECT status, scheduled_time FROM runs WHERE job_id = $1', [job.id]);
     expect(runs.rows).toEqual([{ status: 'pending', scheduled_time: runAt }]);
     expect(await s.scanOnce()).toMatchObject({ scanned: 0, materialized: 0 });
@@ -336,7 +339,9 @@ describe('scheduler (in-process)', () => {
       const run = await db.pool.query('SELECT id, status FROM runs WHERE job_id = $1', [near.id]);
       expect(run.rows).toEqual([{ id: message?.runId, status: 'pending' }]);
       expect((await db.pool.query('SELECT 1 FROM runs WHERE job_id = $1', [far.id])).rowCount).toBe(0);
-      expect((await db.pool.query('SELECT 1 FROM schedule_entries WHERE job_id = $1', [far.id])).rowCount).toBe(1);
+      expect(
+        (await db.pool.query('SELECT 1 FROM jobs WHERE id = $1 AND next_run_at IS NOT NULL', [far.id])).rowCount,
+      ).toBe(1);
       // One wake-up hint per start time: a worker told only of the first would start the second late.
       await listener.query('SELECT 1'); // notifications sent before this round trip have arrived
       const queue = `t.${tenant.id}.normal`;

@@ -57,7 +57,7 @@ export interface BulkJobs {
   tenantId: string;
   url: string;
   partitions: number;
-  /** one next_run_at per job (its schedule entry); also the one-off's runAt */
+  /** one next_run_at per job (its next occurrence); also the one-off's runAt */
   nextRunAt: Date[];
   schedule: { type: 'once' } | { type: 'interval'; everySeconds: number; anchor: Date };
   timeoutSeconds?: number;
@@ -65,24 +65,20 @@ export interface BulkJobs {
   overlapPolicy?: OverlapPolicy;
 }
 
-/** Inserts jobs and their schedule entries in one statement; answers the job ids in order. */
+/** Inserts jobs with their next occurrence in one statement; answers the job ids in order. */
 export async function insertJobsBulk(pool: pg.Pool, o: BulkJobs): Promise<string[]> {
   const ids = o.nextRunAt.map(() => newId('job'));
   const retry = o.retry ?? { maxAttempts: 3, initialDelaySeconds: 0, maxDelaySeconds: 1 };
   await pool.query(
     `WITH u AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u(id, partition, next)
-     ), j AS (
-       INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, every_seconds, anchor_at, target, payload,
-                         retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds, timeout_seconds,
-                         overlap_policy, partition)
-       SELECT u.id, $4, u.id, $5::job_schedule_type, CASE WHEN $5::job_schedule_type = 'once' THEN u.next END, $6, coalesce($13, u.next), $7, '{"bulk":true}',
-              $8, $9, $10, $11, $12, u.partition
-       FROM u
-       RETURNING id
      )
-     INSERT INTO schedule_entries (job_id, partition, next_run_at)
-     SELECT u.id, u.partition, u.next FROM u JOIN j ON j.id = u.id`,
+     INSERT INTO jobs (id, tenant_id, name, schedule_type, run_at, every_seconds, anchor_at, target, payload,
+                         retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds, timeout_seconds,
+                         overlap_policy, partition, next_run_at)
+       SELECT u.id, $4, u.id, $5::job_schedule_type, CASE WHEN $5::job_schedule_type = 'once' THEN u.next END, $6, coalesce($13, u.next), $7, '{"bulk":true}',
+              $8, $9, $10, $11, $12, u.partition, u.next
+     FROM u`,
     [
       ids,
       ids.map((id) => partitionOf(id, o.partitions)),

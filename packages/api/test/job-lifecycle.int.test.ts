@@ -166,7 +166,7 @@ describe('nextRunAt', () => {
     // Materialized at once (within the look-ahead); the schedule entry moves to the one after.
     const [run] = await runsOf(job.id, (r) => r.length === 1);
     expect(run?.scheduled_time.getTime()).toBe(first);
-    const entry = await h.db.pool.query('SELECT next_run_at FROM schedule_entries WHERE job_id = $1', [job.id]);
+    const entry = await h.db.pool.query('SELECT next_run_at FROM jobs WHERE id = $1', [job.id]);
     expect(entry.rows[0].next_run_at.getTime()).toBe(first + 8_000);
     expect((await getJob(job.id)).nextRunAt).toBe(new Date(first).toISOString());
     // Once it has started, the next one that has not.

@@ -17,9 +17,9 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function entryOf(jobId: string) {
-  // The entry holds no tenant of its own: it is its job's.
+  // The entry is the job's own next_run_at (set while it has a next occurrence).
   const { rows } = await h.db.pool.query(
-    'SELECT e.*, j.tenant_id FROM schedule_entries e JOIN jobs j ON j.id = e.job_id WHERE e.job_id = $1',
+    'SELECT tenant_id, partition, next_run_at FROM jobs WHERE id = $1 AND next_run_at IS NOT NULL',
     [jobId],
   );
   return rows[0] as { tenant_id: string; partition: number; next_run_at: Date } | undefined;
@@ -321,10 +321,7 @@ describe('GET, PATCH, DELETE /api/v1/jobs/{id}', () => {
     const next = new Date(created.body.nextRunAt);
     // What the scheduler does ahead of time: the occurrence becomes a pending run, the entry moves on.
     await insertRun(h, { tenantId: t.tenantId, jobId: id, status: 'pending', scheduledTime: next, finishedAt: null });
-    await h.db.pool.query('UPDATE schedule_entries SET next_run_at = $2 WHERE job_id = $1', [
-      id,
-      new Date(next.getTime() + 300_000),
-    ]);
+    await h.db.pool.query('UPDATE jobs SET next_run_at = $2 WHERE id = $1', [id, new Date(next.getTime() + 300_000)]);
     // Hourly at that same minute: its first occurrence is the instant already materialized.
     const hourly = { type: 'cron', expression: `${next.getUTCMinutes()} * * * *`, timezone: 'UTC' };
     const patched = await api.patch(`/api/v1/jobs/${id}`, { schedule: hourly });
@@ -342,7 +339,7 @@ describe('GET, PATCH, DELETE /api/v1/jobs/{id}', () => {
   it('reactivates a completed job whose schedule is changed', async () => {
     const created = await api.post('/api/v1/jobs', jobBody());
     await h.db.pool.query(`UPDATE jobs SET status = 'completed' WHERE id = $1`, [created.body.id]);
-    await h.db.pool.query('DELETE FROM schedule_entries WHERE job_id = $1', [created.body.id]);
+    await h.db.pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [created.body.id]);
     const runAt = new Date(Date.now() + 86_400_000).toISOString();
     const res = await api.patch(`/api/v1/jobs/${created.body.id}`, { schedule: { type: 'once', runAt } });
     expect(res.body).toMatchObject({ status: 'active', nextRunAt: runAt });

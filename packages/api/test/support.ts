@@ -185,7 +185,7 @@ export interface Counts {
 export async function counts(h: Harness): Promise<Counts> {
   const { rows } = await h.db.pool.query<Omit<Counts, 'queued'>>(
     `SELECT (SELECT count(*)::int FROM jobs) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
-            (SELECT count(*)::int FROM schedule_entries) AS entries,
+            (SELECT count(*)::int FROM jobs WHERE next_run_at IS NOT NULL) AS entries,
             (SELECT count(*)::int FROM idempotency_keys) AS idempotency_keys`,
   );
   return { ...(rows[0] as Omit<Counts, 'queued'>), queued: (await queuedMessages(h.db.pool)).length };

@@ -130,7 +130,7 @@ const WARM_CATALOG_SQL = `SELECT
   (SELECT count(*) FROM runs WHERE id = '' AND job_id = '')
   + (SELECT count(*) FROM run_attempts WHERE run_id = '')
   + (SELECT count(*) FROM jobs WHERE id = '')
-  + (SELECT count(*) FROM schedule_entries WHERE job_id = '')
+  + (SELECT count(*) FROM jobs WHERE partition = -1 AND next_run_at IS NOT NULL)
   + (SELECT count(*) FROM partition_leases WHERE partition = -1)
   + (SELECT count(*) FROM pgboss.job WHERE name = '' AND id = '00000000-0000-0000-0000-000000000000')
   AS n`;

@@ -122,10 +122,11 @@ describe('migrations', () => {
       );
       expect(leases.rows).toEqual([{ n: 16, epochs: 3 }]);
       expect((await client.query(`SELECT 'partition_leases_partition_epoch_key'::regclass`)).rowCount).toBe(1);
-      const entries = await client.query('SELECT job_id, partition FROM schedule_entries');
-      expect(entries.rows).toEqual([{ job_id: 'job_a', partition: 1 }]);
-      const options = await client.query(`SELECT reloptions FROM pg_class WHERE relname = 'schedule_entries'`);
-      expect(options.rows[0].reloptions).toEqual(['fillfactor=100']);
+      // The schedule entry moved into its job's row (schedule_in_jobs), and its table is gone.
+      const entries = await client.query('SELECT id, partition, next_run_at FROM jobs WHERE next_run_at IS NOT NULL');
+      expect(entries.rows).toEqual([{ id: 'job_a', partition: 1, next_run_at: new Date('2030-01-01T01:00:00Z') }]);
+      const gone = await client.query(`SELECT to_regclass('schedule_entries') AS t`);
+      expect(gone.rows).toEqual([{ t: null }]);
       const runs = await client.query('SELECT r.id, r.priority FROM runs r JOIN jobs j ON j.id = r.job_id');
       expect(runs.rows).toEqual([{ id: 'run_a', priority: 'high' }]);
       // The list index still serves a status range; the defaults and the schedule CHECK hold.

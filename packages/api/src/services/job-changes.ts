@@ -55,7 +55,7 @@ async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'activ
       return isFinishedRunStatus(existing) ? 'completed' : 'active';
     }
   }
-  await putScheduleEntry(db, { jobId: row.id, partition: row.partition, nextRunAt: next });
+  await putScheduleEntry(db, { jobId: row.id, nextRunAt: next });
   return 'active';
 }
 

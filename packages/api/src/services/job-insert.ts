@@ -170,17 +170,14 @@ export async function insertJobs(
        INSERT INTO jobs (id, tenant_id, name, schedule_type, cron_expression, timezone, run_at, every_seconds, anchor_at,
                          target, payload, retry_max_attempts, retry_initial_delay_seconds, retry_max_delay_seconds,
                          timeout_seconds, priority, misfire_policy, overlap_policy, jitter_seconds, status, partition,
-                         version, created_by, created_at, updated_at, target_secrets, runs_per_minute, alerts)
+                         version, created_at, updated_at, target_secrets, runs_per_minute, alerts, next_run_at)
        SELECT u.id, $1, u.name, u.schedule_type, u.cron_expression, u.timezone, u.run_at, u.every_seconds,
               CASE WHEN u.schedule_type = 'interval' THEN $2::timestamptz END,
               u.target, NULLIF(u.payload, 'null'::jsonb), u.retry_max_attempts, u.retry_initial_delay_seconds,
               u.retry_max_delay_seconds, u.timeout_seconds, u.priority, u.misfire_policy, u.overlap_policy,
-              u.jitter_seconds, u.status, u.partition, 1, $3, $2, $2, decode(u.target_secrets, 'base64'),
-              u.runs_per_minute, u.alerts
+              u.jitter_seconds, u.status, u.partition, 1, $2, $2, decode(u.target_secrets, 'base64'),
+              u.runs_per_minute, u.alerts, u.next_run_at
          FROM u
-     ), entries AS (
-       INSERT INTO schedule_entries (job_id, partition, next_run_at)
-       SELECT u.id, u.partition, u.next_run_at FROM u WHERE u.next_run_at IS NOT NULL
      )
      INSERT INTO audit_log (tenant_id, actor_type, actor_id, action, target_type, target_id, details)
      SELECT $1, $5, $3, 'job.created', 'job', u.id, jsonb_build_object('name', u.name) || $6::jsonb

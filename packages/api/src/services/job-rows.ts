@@ -43,12 +43,12 @@ export const JOB_SELECT = `
          j.anchor_at, j.target, j.target_secrets, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
          j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.status,
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, j.alerts,
-         CASE WHEN j.status = 'active' THEN LEAST(e.next_run_at, (
+         CASE WHEN j.status = 'active' THEN LEAST(j.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r
             WHERE r.job_id = j.id AND r.trigger = 'schedule' AND r.finished_at IS NULL
               AND (r.status = 'pending' OR (r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > now())))) END AS next_run_at,
          ${sortTsSql('j.created_at')} AS sort_ts
-    FROM jobs j LEFT JOIN schedule_entries e ON e.job_id = j.id`;
+    FROM jobs j`;
 
 export function scheduleOf(row: JobRow): JobView['schedule'] {
   switch (row.schedule_type) {

@@ -1,6 +1,6 @@
-// The scheduler's due-scan index. A job has a schedule_entries row exactly while it is
-// active and has a next occurrence; the engine scans (partition, next_run_at) and advances
-// the row as it materializes runs. Every API change to a job's schedule or status goes
+// The scheduler's due-scan index. A job's next_run_at is set exactly while it is active and has
+// a next occurrence; the engine scans jobs_due_idx (partition, next_run_at) and advances it as
+// it materializes runs. Every API change to a job's schedule or status goes
 // through here, inside the transaction that changes the job.
 import { nextFireTime, type ScheduleSpec } from '@belfry/core';
 import { CANCEL_CHANNEL, cancelClaimedAheadRuns } from '@belfry/db';
@@ -15,27 +15,14 @@ export function nextRunAt(spec: ScheduleSpec, now: Date): Date | null {
   return spec.type === 'once' ? spec.runAt : nextFireTime(spec, now);
 }
 
-/**
- * Sets the job's entry, creating it if need be. Called with the job's row locked (FOR UPDATE),
- * so no other writer of this entry runs in between; the entry's uniqueness is an exclusion
- * constraint over a hash index, which ON CONFLICT DO UPDATE cannot target.
- */
-export async function putScheduleEntry(
-  db: Queryable,
-  entry: { jobId: string; partition: number; nextRunAt: Date },
-): Promise<void> {
-  await db.query(
-    `WITH changed AS (
-       UPDATE schedule_entries SET next_run_at = $3, partition = $2 WHERE job_id = $1 RETURNING 1
-     )
-     INSERT INTO schedule_entries (job_id, partition, next_run_at)
-     SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM changed)`,
-    [entry.jobId, entry.partition, entry.nextRunAt],
-  );
+/** Sets the job's next occurrence. Called with the job's row locked, inside the change's transaction. */
+export async function putScheduleEntry(db: Queryable, entry: { jobId: string; nextRunAt: Date }): Promise<void> {
+  await db.query('UPDATE jobs SET next_run_at = $2 WHERE id = $1', [entry.jobId, entry.nextRunAt]);
 }
 
+/** The job has no next occurrence (paused, deleted, or its schedule is exhausted). */
 export async function deleteScheduleEntry(db: Queryable, jobId: string): Promise<void> {
-  await db.query('DELETE FROM schedule_entries WHERE job_id = $1', [jobId]);
+  await db.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1 AND next_run_at IS NOT NULL', [jobId]);
 }
 
 /**

@@ -1,4 +1,4 @@
-// Moves schedule entries to their next occurrence, and retires the entries of jobs whose
+// Moves jobs to their next occurrence (jobs.next_run_at), and clears it for jobs whose
 // schedule is exhausted (a one-off whose occurrence was just materialized). Such a job stays
 // 'active' until that run has finished; only when nothing of its schedule is left open (the
 // occurrence was skipped, or already had a finished run) is it 'completed' here at once.
@@ -15,16 +15,18 @@ export async function advanceSchedule(
   exhausted: string[],
   open: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  if (advance.length) {
-    await tx.query(
-      `UPDATE schedule_entries se SET next_run_at = u.next
-       FROM unnest($1::text[], $2::timestamptz[]) AS u(job_id, next)
-       WHERE se.job_id = u.job_id`,
-      [advance.map((a) => a.jobId), advance.map((a) => a.next)],
-    );
-  }
+  if (!advance.length && !exhausted.length) return;
+  // One statement: an exhausted schedule's next occurrence becomes NULL (out of the due index).
+  await tx.query(
+    `UPDATE jobs j SET next_run_at = u.next
+     FROM unnest($1::text[], $2::timestamptz[]) AS u(id, next)
+     WHERE j.id = u.id`,
+    [
+      [...advance.map((a) => a.jobId), ...exhausted],
+      [...advance.map((a) => a.next), ...exhausted.map(() => null)],
+    ],
+  );
   if (exhausted.length) {
-    await tx.query('DELETE FROM schedule_entries WHERE job_id = ANY($1::text[])', [exhausted]);
     await completeFinishedJobs(
       tx,
       exhausted.filter((id) => !open.has(id)),

@@ -1,5 +1,5 @@
 // The late watchdog's SQL (docs/alerts.md): an occurrence is late when it has not started
-// lateAfterSeconds after it was due — either its schedule entry was never materialized (no
+// lateAfterSeconds after it was due — either its next occurrence was never materialized (no
 // scheduler ran) or its run still waits (no worker took it). Both scans read only the database,
 // so the web process can run them while every engine node is down or frozen. Idempotent: any
 // number of watchdogs may run at once (one open incident per job and kind).
@@ -7,15 +7,14 @@ import { openIncidents, queueRecoveryNotices } from './alert-notifications';
 import { EFFECTIVE_LATE_AFTER_SQL } from './alert-settings';
 import type { Queryable } from './types';
 
-// A job is overdue now: an active job whose schedule entry, or a first attempt of a run, is
-// past its due time by more than the job's lateAfterSeconds.
+// A job is overdue now: an active job whose next occurrence (never materialized), or a first
+// attempt of a run, is past its due time by more than the job's lateAfterSeconds.
 const OVERDUE_ENTRY = `
-  SELECT e.job_id, j.tenant_id, NULL::text AS run_id, e.next_run_at AS due
-  FROM schedule_entries e
-  JOIN jobs j ON j.id = e.job_id
+  SELECT j.id AS job_id, j.tenant_id, NULL::text AS run_id, j.next_run_at AS due
+  FROM jobs j
   LEFT JOIN alert_policies p ON p.tenant_id = j.tenant_id
-  WHERE j.status = 'active' AND j.deleted_at IS NULL
-    AND e.next_run_at < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
+  WHERE j.status = 'active' AND j.deleted_at IS NULL AND j.next_run_at IS NOT NULL
+    AND j.next_run_at < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
 
 const OVERDUE_RUN = `
   SELECT r.job_id, r.tenant_id, r.id AS run_id, r.scheduled_time AS due

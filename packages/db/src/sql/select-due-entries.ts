@@ -1,9 +1,12 @@
-// The due scan: schedule entries of the given partitions due within the look-ahead window,
-// with what is needed to plan their occurrences. Rows are locked; rows another scheduler has
-// locked are skipped, so two schedulers briefly sharing a partition never double-materialize.
+// The due scan: jobs of the given partitions whose next occurrence (jobs.next_run_at) is due
+// within the look-ahead window, with what is needed to plan their occurrences. Rows are locked
+// (FOR NO KEY UPDATE: the lock an UPDATE of next_run_at takes, which leaves foreign keys to the
+// job alone); rows another scheduler or an API change holds are skipped, so two schedulers
+// briefly sharing a partition never double-materialize, and a job being changed is taken by a
+// later scan.
 //
-// Each partition is read on its own (a LATERAL index scan of (partition, next_run_at) with a
-// small LIMIT), so a scan costs O(partitions + batch) whatever the table holds: one ordered
+// Each partition is read on its own (a LATERAL scan of jobs_due_idx, (partition, next_run_at)
+// over the jobs that have a next occurrence, with a small LIMIT), so a scan costs O(partitions + batch) whatever the table holds: one ordered
 // scan over all partitions would read and sort every due row of them (a 100K herd meant
 // sorting ~50K rows per 1,000-row batch). It also makes every partition progress at the same
 // pace through a herd.
@@ -42,21 +45,20 @@ export async function selectDueEntries(
   if (!partitions.length) return { entries: [], more: false };
   const perPartition = Math.max(1, Math.ceil(limit / partitions.length));
   const { rows } = await tx.query<DueEntry>(
-    `SELECT se.job_id, j.tenant_id, se.partition, se.next_run_at,
-            j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds, j.anchor_at,
-            j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.target->>'type' AS target_type,
-            j.target->>'queue' AS target_queue, now() AS db_now
+    `SELECT j.*, now() AS db_now
      FROM unnest($1::int[]) AS p(partition)
      CROSS JOIN LATERAL (
-       SELECT s.job_id, s.partition, s.next_run_at
-       FROM schedule_entries s
-       WHERE s.partition = p.partition
+       SELECT s.id AS job_id, s.tenant_id, s.partition, s.next_run_at,
+              s.schedule_type, s.cron_expression, s.timezone, s.run_at, s.every_seconds, s.anchor_at,
+              s.priority, s.misfire_policy, s.overlap_policy, s.jitter_seconds, s.target->>'type' AS target_type,
+              s.target->>'queue' AS target_queue
+       FROM jobs s
+       WHERE s.partition = p.partition AND s.next_run_at IS NOT NULL
          AND s.next_run_at <= now() + make_interval(secs => $2::float8 / 1000)
        ORDER BY s.next_run_at
        LIMIT $3
-       FOR UPDATE SKIP LOCKED
-     ) se
-     JOIN jobs j ON j.id = se.job_id`,
+       FOR NO KEY UPDATE SKIP LOCKED
+     ) j`,
     [partitions, lookaheadMs, perPartition],
   );
   const perPartitionCount = new Map<number, number>();
