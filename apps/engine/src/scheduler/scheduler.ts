@@ -1,5 +1,5 @@
-// The scheduler loop of one node: for the partitions it holds, turns due schedule entries
-// into runs and queue messages and advances the entries, all in one fenced transaction per
+// The scheduler loop of one node: for the partitions it holds, turns the jobs whose next
+// occurrence is due into runs and queue messages and advances them, all in one fenced transaction per
 // batch. Runs are materialized up to `lookaheadMs` early and enqueued with startAfter = their
 // scheduled time, so workers start them on time rather than a polling interval late.
 import { dueTime, newId } from '@belfry/core';

@@ -2,18 +2,18 @@
 // `active` until that occurrence's run has finished — succeeded, dead, cancelled or skipped —
 // and only then becomes `completed` (contract: "a one-off whose run has finished"), never while
 // a scheduled run of it is still open, even one of a schedule it had before a PATCH. Every
-// place that finishes scheduled runs, or retires a schedule entry, calls this with the jobs
+// place that finishes scheduled runs, or clears a job's next occurrence, calls this with the jobs
 // involved, inside its own transaction.
 import type { Queryable } from './types';
 
 /**
- * Marks `completed` those of `jobIds` that are active, have no schedule entry and no scheduled
- * run still open (pending, running or waiting for a retry). Manual and replay runs do not keep
+ * Marks `completed` those of `jobIds` that are active, have no next occurrence (next_run_at)
+ * and no scheduled run still open (pending, running or waiting for a retry). Manual and replay runs do not keep
  * a job active: they are outside its schedule. Answers the ids that changed.
  *
- * Two statements on purpose, run by the function belfry_complete_finished_jobs (migration
- * 20261201022000) in one round trip: the first locks the candidates (waiting for a concurrent
- * change such as a PATCH that gives the job a new schedule entry), the second looks again with
+ * Two statements on purpose, run by the function belfry_complete_finished_jobs (migrations
+ * 20261201022000, 20261202030000) in one round trip: the first locks the candidates (waiting for a concurrent
+ * change such as a PATCH that gives the job a new next occurrence), the second looks again with
  * a fresh snapshot. One UPDATE would re-check a locked row's own columns but judge the
  * NOT EXISTS conditions by its old snapshot, and could complete a job that just got a new
  * schedule. In a function, PL/pgSQL keeps the statements' plans per connection: the open-run
