@@ -25,10 +25,10 @@ import { storableTarget } from './target-secrets';
 import {
   cancelOpenRuns,
   cancelRunningContainerRuns,
-  deleteScheduleEntry,
+  clearNextRunAt,
   nextRunAt,
   occurrenceRunStatus,
-  putScheduleEntry,
+  setNextRunAt,
   withdrawFutureScheduledRuns,
 } from './schedule-entries';
 
@@ -45,17 +45,17 @@ function sameSchedule(row: JobRow, schedule: ScheduleInput): boolean {
 async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'active' | 'completed'> {
   const next = nextRunAt(specOf(row), now);
   if (!next) {
-    await deleteScheduleEntry(db, row.id);
+    await clearNextRunAt(db, row.id);
     return 'completed';
   }
   if (row.schedule_type === 'once') {
     const existing = await occurrenceRunStatus(db, row.id, next);
     if (existing) {
-      await deleteScheduleEntry(db, row.id);
+      await clearNextRunAt(db, row.id);
       return isFinishedRunStatus(existing) ? 'completed' : 'active';
     }
   }
-  await putScheduleEntry(db, { jobId: row.id, nextRunAt: next });
+  await setNextRunAt(db, { jobId: row.id, nextRunAt: next });
   return 'active';
 }
 
@@ -159,11 +159,11 @@ export async function pauseJob(deps: ServiceDeps, actor: Actor, jobId: string): 
     const row = await requireJob(db, actor.tenantId, jobId, true);
     if (row.status === 'paused') return toJobView(row);
     if (row.status === 'completed') throw new AppError('conflict', 'the job has completed; there is nothing to pause');
-    await db.query(`UPDATE jobs SET status = 'paused', version = version + 1, updated_at = $2 WHERE id = $1`, [
-      row.id,
-      now,
-    ]);
-    await deleteScheduleEntry(db, row.id);
+    // next_run_at = NULL: no next occurrence while paused (one row version, not two)
+    await db.query(
+      `UPDATE jobs SET status = 'paused', version = version + 1, updated_at = $2, next_run_at = NULL WHERE id = $1`,
+      [row.id, now],
+    );
     const withdrawn = await withdrawFutureScheduledRuns(db, row.tenant_id, row.id, now);
     const cancelled =
       (await cancelOpenRuns(db, row.tenant_id, row.id, now)) +
@@ -201,11 +201,10 @@ export async function deleteJob(deps: ServiceDeps, actor: Actor, jobId: string):
   const now = nowMs(deps);
   await withTransaction(deps.pool, async (db) => {
     const row = await requireJob(db, actor.tenantId, jobId, true);
-    await db.query('UPDATE jobs SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE id = $1', [
-      row.id,
-      now,
-    ]);
-    await deleteScheduleEntry(db, row.id);
+    await db.query(
+      'UPDATE jobs SET deleted_at = $2, updated_at = $2, version = version + 1, next_run_at = NULL WHERE id = $1',
+      [row.id, now],
+    );
     const cancelled =
       (await cancelOpenRuns(db, row.tenant_id, row.id, now)) +
       (await cancelRunningContainerRuns(db, row.tenant_id, row.id, now));

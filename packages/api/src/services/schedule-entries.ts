@@ -16,12 +16,12 @@ export function nextRunAt(spec: ScheduleSpec, now: Date): Date | null {
 }
 
 /** Sets the job's next occurrence. Called with the job's row locked, inside the change's transaction. */
-export async function putScheduleEntry(db: Queryable, entry: { jobId: string; nextRunAt: Date }): Promise<void> {
+export async function setNextRunAt(db: Queryable, entry: { jobId: string; nextRunAt: Date }): Promise<void> {
   await db.query('UPDATE jobs SET next_run_at = $2 WHERE id = $1', [entry.jobId, entry.nextRunAt]);
 }
 
-/** The job has no next occurrence (paused, deleted, or its schedule is exhausted). */
-export async function deleteScheduleEntry(db: Queryable, jobId: string): Promise<void> {
+/** The job has no next occurrence (its schedule is exhausted, or that occurrence already has its run). */
+export async function clearNextRunAt(db: Queryable, jobId: string): Promise<void> {
   await db.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1 AND next_run_at IS NOT NULL', [jobId]);
 }
 
