@@ -184,7 +184,7 @@ describe('migrations', () => {
       db.pool.query(
         `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger)
          VALUES ($1, 'ten_1', 'job_1', $2, 'pending', $3)
-         ON CONFLICT (job_id, scheduled_time) WHERE trigger = 'schedule' DO NOTHING`,
+         ON CONFLICT (job_id, scheduled_time, (CASE WHEN trigger = 'schedule' THEN '' ELSE id END)) DO NOTHING`,
         [id, t, trigger],
       );
     expect((await insert('run_a', 'schedule')).rowCount).toBe(1);

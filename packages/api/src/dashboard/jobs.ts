@@ -2,8 +2,8 @@
 // anywhere, unlike the API's prefix match) with each job's recent outcomes for the status
 // column and sparkline, fetched with the page in ONE query (a lateral join per job over the
 // runs index), plus how many jobs each status filter holds. The lateral filters on job_id
-// alone (the page's jobs are already the tenant's) so it can only use runs_job_idx, which
-// stays cheap however many runs the rest of the tenant has.
+// alone (the page's jobs are already the tenant's) so it can only use runs_job_occurrence_key,
+// which stays cheap however many runs the rest of the tenant has.
 import { z } from 'zod';
 import type { Actor, ServiceDeps } from '../context';
 import { JOB_STATUSES, type RunStatus } from '@belfry/core';

@@ -1,6 +1,6 @@
-// Materializes scheduled occurrences. The partial unique index on (job_id, scheduled_time)
-// for trigger 'schedule' makes this idempotent: an occurrence that already has a run is
-// skipped, and only the rows actually inserted come back (to be enqueued). `dueAt` is when the
+// Materializes scheduled occurrences. The unique index runs_job_occurrence_key (job_id,
+// scheduled_time, and '' for every scheduled run: migration 20261202040000) makes this
+// idempotent: an occurrence that already has a scheduled run is skipped, and only the rows actually inserted come back (to be enqueued). `dueAt` is when the
 // occurrence starts (its scheduled time plus the job's jitter offset); the unique key stays the
 // nominal occurrence, so jitter never makes two runs of one occurrence.
 import type { Priority, SkipReason } from '@belfry/core';
@@ -37,7 +37,7 @@ export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]
      FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
                  $8::timestamptz[])
           AS r(id, tenant_id, job_id, scheduled_time, status, skip_reason, priority, due_at)
-     ON CONFLICT (job_id, scheduled_time) WHERE trigger = 'schedule' DO NOTHING
+     ON CONFLICT (job_id, scheduled_time, (CASE WHEN trigger = 'schedule' THEN '' ELSE id END)) DO NOTHING
      RETURNING id, tenant_id, job_id, scheduled_time, due_at, status, priority`,
     [
       runs.map((r) => r.id),
