@@ -136,9 +136,12 @@ export async function insertClaimedAheadRun(
   await pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [job.id]);
   const runId = newId('run', o.at);
   await pool.query(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,
-                       started_at, attempt_started_at)
-     VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)`,
+    `WITH r AS (
+       INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, worker_id, lease_expires_at,
+                         started_at, attempt_started_at)
+       VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)
+       RETURNING id, job_id, scheduled_time, finished_at
+     ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
     [runId, tenantId, job.id, o.at, o.workerId],
   );
   return { jobId: job.id, runId };

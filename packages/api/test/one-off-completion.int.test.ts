@@ -45,8 +45,11 @@ async function materialize(jobId: string, scheduledTime: Date): Promise<string> 
   const id = newId('run', scheduledTime);
   await h.db.pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [jobId]);
   await h.db.pool.query(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
-     VALUES ($1, $2, $3, $4, 'pending', 0, 'schedule')`,
+    `WITH r AS (
+       INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
+       VALUES ($1, $2, $3, $4, 'pending', 0, 'schedule')
+       RETURNING id, job_id, scheduled_time, finished_at
+     ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
     [id, t.tenantId, jobId, scheduledTime],
   );
   return id;
@@ -157,8 +160,11 @@ describe('a one-off', () => {
     const job = await createOnce(at(HOUR));
     const manual = newId('run');
     await h.db.pool.query(
-      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
-       VALUES ($1, $2, $3, now(), 'running', 1, 'manual')`,
+      `WITH r AS (
+         INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
+         VALUES ($1, $2, $3, now(), 'running', 1, 'manual')
+         RETURNING id, job_id, scheduled_time, finished_at
+       ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
       [manual, t.tenantId, job.id],
     );
     expect(await setRun(manual, 'succeeded')).toEqual([]);
@@ -170,8 +176,11 @@ describe('a one-off', () => {
     const job = await createOnce(runAt);
     const run = await materialize(job.id, runAt);
     await h.db.pool.query(
-      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
-       VALUES ($1, $2, $3, now(), 'running', 1, 'manual')`,
+      `WITH r AS (
+         INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
+         VALUES ($1, $2, $3, now(), 'running', 1, 'manual')
+         RETURNING id, job_id, scheduled_time, finished_at
+       ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
       [newId('run'), t.tenantId, job.id],
     );
     expect(await setRun(run, 'succeeded')).toEqual([job.id]);

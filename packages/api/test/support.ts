@@ -217,9 +217,13 @@ export async function insertRun(
   const id = newId('run', scheduled);
   const finished = run.finishedAt === undefined ? new Date() : run.finishedAt;
   await h.db.pool.query(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at, started_at, last_error,
-                       dead_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4, $9, CASE WHEN $5 = 'dead' THEN $8::timestamptz END)`,
+    // an open run is listed in open_runs, as the engine's inserters do (open-runs.ts in @belfry/db)
+    `WITH r AS (
+       INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger, finished_at, started_at, last_error,
+                         dead_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4, $9, CASE WHEN $5 = 'dead' THEN $8::timestamptz END)
+       RETURNING id, job_id, scheduled_time, finished_at
+     ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
     [
       id,
       run.tenantId,

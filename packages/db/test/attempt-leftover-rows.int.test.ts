@@ -45,6 +45,8 @@ describe("ending an attempt whose 'running' row a previous version left", () => 
        VALUES ($1, $2, $3, $4, 'running', 2, $5, $6, ${o.lease ?? "now() + interval '1 minute'"}, $4)`,
       [id, tenantId, job.id, at, o.trigger ?? 'manual', WORKER],
     );
+    // open at the upgrade to open_runs (migration 20261202050000), which lists it
+    await db.pool.query('INSERT INTO open_runs (job_id, scheduled_time, run_id) VALUES ($1, $2, $3)', [job.id, at, id]);
     await db.pool.query(
       `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
                                  finished_at, error)

@@ -25,7 +25,10 @@ describe('late watchdog scans', () => {
     });
     await db.pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [job.id]);
     await db.pool.query(
-      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger) VALUES ($1, $2, $3, $4, 'pending', 'schedule')`,
+      `WITH r AS (
+         INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger) VALUES ($1, $2, $3, $4, 'pending', 'schedule')
+         RETURNING id, job_id, scheduled_time, finished_at
+       ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
       [newId('run', at), tenantId, job.id, at],
     );
     return { tenantId, jobId: job.id };

@@ -14,6 +14,7 @@ import {
   pgExecutor,
   type QueueClient,
   selectExpiredRuns,
+  sweepOpenRuns,
   sweepRunningRuns,
   withTransaction,
 } from '@belfry/db';
@@ -155,6 +156,14 @@ export class Reaper {
       if (swept) this.log.info({ swept }, 'swept finished runs from the list of running runs');
     } catch (err) {
       this.log.warn({ err: (err as Error)?.message }, 'sweeping the list of running runs failed; next time');
+    }
+    // The list of open runs (open-runs.ts in @belfry/db) is read by job, never whole: one batch
+    // a sweep is enough to keep up with what enders leave behind (nothing, normally).
+    try {
+      const swept = await sweepOpenRuns(this.pool, this.config.batchSize);
+      if (swept) this.log.info({ swept }, 'swept finished runs from the list of open runs');
+    } catch (err) {
+      this.log.warn({ err: (err as Error)?.message }, 'sweeping the list of open runs failed; next time');
     }
   }
 

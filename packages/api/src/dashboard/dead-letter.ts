@@ -51,8 +51,8 @@ function whereOf(actor: Actor, filter: DeadLetterFilter): { where: string[]; val
   const values: unknown[] = [actor.tenantId];
   const where = ['r.tenant_id = $1', IN_QUEUE];
   if (filter.jobId) where.push(`r.job_id = $${values.push(filter.jobId)}`);
-  if (filter.since) where.push(`r.finished_at >= $${values.push(filter.since)}::timestamptz`);
-  if (filter.until) where.push(`r.finished_at < $${values.push(filter.until)}::timestamptz`);
+  if (filter.since) where.push(`r.dead_at >= $${values.push(filter.since)}::timestamptz`);
+  if (filter.until) where.push(`r.dead_at < $${values.push(filter.until)}::timestamptz`);
   return { where, values };
 }
 
@@ -65,13 +65,13 @@ export async function listDeadRuns(
   authorize(actor, 'runs:read');
   const after = decodeCursor('dlq', input.cursor);
   const { where, values } = whereOf(actor, input);
-  if (after) where.push(`(r.finished_at, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
+  if (after) where.push(`(r.dead_at, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
   values.push(input.limit + 1);
   const { rows } = await deps.pool.query<RunRow & { job_name: string; last_error: string | null }>(
     `SELECT q.*, j.name AS job_name FROM (
-       ${runSelect('r.finished_at').replace(' FROM runs r', ', r.last_error FROM runs r')}
+       ${runSelect('r.dead_at').replace(' FROM runs r', ', r.last_error FROM runs r')}
         WHERE ${where.join(' AND ')}
-        ORDER BY r.finished_at DESC, r.id DESC LIMIT $${values.length}
+        ORDER BY r.dead_at DESC, r.id DESC LIMIT $${values.length}
      ) q JOIN jobs j ON j.id = q.job_id
      ORDER BY q.finished_at DESC, q.id DESC`,
     values,
@@ -122,7 +122,7 @@ export async function replayMatching(
   authorize(actor, 'runs:write');
   const { where, values } = whereOf(actor, filter);
   const { rows } = await deps.pool.query<{ id: string }>(
-    `SELECT r.id FROM runs r WHERE ${where.join(' AND ')} ORDER BY r.finished_at, r.id LIMIT ${MAX_FILTERED_REPLAY}`,
+    `SELECT r.id FROM runs r WHERE ${where.join(' AND ')} ORDER BY r.dead_at, r.id LIMIT ${MAX_FILTERED_REPLAY}`,
     values,
   );
   let replayed = 0;

@@ -53,12 +53,12 @@ export async function listDeadLetter(
   const values: unknown[] = [actor.tenantId];
   const where = ['r.tenant_id = $1', DEAD];
   if (query.jobId !== undefined) where.push(`r.job_id = $${values.push(query.jobId)}`);
-  if (after) where.push(`(r.finished_at, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
+  if (after) where.push(`(r.dead_at, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
   values.push(limit + 1);
   const { rows } = await deps.pool.query<RunRow & { replayed_by: string | null }>(
-    `${runSelect('r.finished_at').replace(' FROM runs r', `, ${REPLAYED_BY} FROM runs r`)}
+    `${runSelect('r.dead_at').replace(' FROM runs r', `, ${REPLAYED_BY} FROM runs r`)}
       WHERE ${where.join(' AND ')}
-      ORDER BY r.finished_at DESC, r.id DESC LIMIT $${values.length}`,
+      ORDER BY r.dead_at DESC, r.id DESC LIMIT $${values.length}`,
     values,
   );
   const page = toPage(
@@ -101,7 +101,7 @@ export async function replayDeadLetter(
       await requireLiveJob(deps, actor, input.jobId);
       where.push(`r.job_id = $${values.push(input.jobId)}`);
     }
-    where.push(`r.finished_at <= $${values.push(now)}`);
+    where.push(`r.dead_at <= $${values.push(now)}`);
   }
 
   if (input.dryRun) {
@@ -122,7 +122,7 @@ export async function replayDeadLetter(
         `SELECT r.id, r.job_id, j.priority, j.target
            FROM runs r JOIN jobs j ON j.id = r.job_id
           WHERE ${where.join(' AND ')}
-          ORDER BY r.finished_at, r.id LIMIT ${REPLAY_BATCH_SIZE}
+          ORDER BY r.dead_at, r.id LIMIT ${REPLAY_BATCH_SIZE}
           FOR SHARE OF j`,
         values,
       );

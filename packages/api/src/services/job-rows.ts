@@ -3,9 +3,10 @@
 //
 // nextRunAt is the next occurrence that has not started: the earliest scheduled run the
 // scheduler materialized ahead of time and no worker has started yet (pending, or claimed
-// ahead and waiting for its time), else the schedule entry (the next occurrence not
-// materialized yet, which only exists while the job is active).
-import type { ScheduleColumns } from '@belfry/db';
+// ahead and waiting for its time; found among the job's open runs, listed in open_runs), else
+// the schedule entry (the next occurrence not materialized yet, which only exists while the
+// job is active).
+import { openRunOf, type ScheduleColumns } from '@belfry/db';
 import { type StoredTarget, targetView } from '@belfry/handlers/schemas';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
@@ -45,7 +46,7 @@ export const JOB_SELECT = `
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, j.alerts,
          CASE WHEN j.status = 'active' THEN LEAST(j.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r
-            WHERE r.job_id = j.id AND r.trigger = 'schedule' AND r.finished_at IS NULL
+            WHERE ${openRunOf('r', 'j.id')} AND r.trigger = 'schedule'
               AND (r.status = 'pending' OR (r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > now())))) END AS next_run_at,
          ${sortTsSql('j.created_at')} AS sort_ts
     FROM jobs j`;

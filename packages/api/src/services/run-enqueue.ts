@@ -37,6 +37,11 @@ export async function insertAndEnqueueRuns(
      RETURNING ${RUN_COLUMNS}, '' AS sort_ts`,
     [tenantId, now, ids, runs.map((r) => r.jobId), runs.map((r) => r.replayOf), runs.map((r) => r.priority)],
   );
+  // listed as open (open-runs.ts in @belfry/db), in the same transaction
+  await client.query(
+    `INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT u.job_id, $1, u.id FROM unnest($2::text[], $3::text[]) AS u(id, job_id)`,
+    [now, rows.map((r) => r.id), rows.map((r) => r.job_id)],
+  );
   await enqueueRuns(
     queue,
     pgExecutor(client),

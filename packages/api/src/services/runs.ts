@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import type { ListRunsQuery } from '../schemas/queries';
 import type { RunView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
-import { CANCEL_CHANNEL, completeFinishedJobs } from '@belfry/db';
+import { CANCEL_CHANNEL, completeFinishedJobs, openRunOf } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { nowMs, requireJob, selectJob } from './jobs';
@@ -32,9 +32,9 @@ export async function listJobRuns(
   const values: unknown[] = [jobId, actor.tenantId];
   const where = ['r.job_id = $1', 'r.tenant_id = $2'];
   if (query.status !== undefined) where.push(`r.status = $${values.push(query.status)}`);
-  // an open status: the job's open runs (runs_open_idx) instead of its whole history
+  // an open status: the job's open runs (listed in open_runs) instead of its whole history
   if (query.status !== undefined && (OPEN_RUN_STATUSES as readonly string[]).includes(query.status)) {
-    where.push('r.finished_at IS NULL');
+    where.push(openRunOf('r', '$1'));
   }
   if (after)
     where.push(`(r.scheduled_time, r.id) < ($${values.push(after.t)}::timestamptz, $${values.push(after.id)})`);
@@ -104,9 +104,12 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
          ${insertUnreportedAttempts('o.id = $1 AND o.scheduled_time = $2')}
        ), unlisted AS (
          DELETE FROM running_runs x WHERE x.run_id = $1 AND x.scheduled_time = $2
+       ), ended AS (
+         -- no longer open (open-runs.ts in @belfry/db)
+         DELETE FROM open_runs o WHERE o.job_id = $4 AND o.scheduled_time = $2 AND o.run_id = $1
        )
        SELECT * FROM cancelled`,
-      [row.id, row.scheduled_time, now],
+      [row.id, row.scheduled_time, now, row.job_id],
     );
     // The worker holding a running run hears of it now (NOTIFY is sent on commit).
     if (row.status === 'running') await client.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, row.id]);

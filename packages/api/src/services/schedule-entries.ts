@@ -3,7 +3,7 @@
 // it materializes runs. Every API change to a job's schedule or status goes
 // through here, inside the transaction that changes the job.
 import { nextFireTime, type ScheduleSpec } from '@belfry/core';
-import { CANCEL_CHANNEL, cancelClaimedAheadRuns } from '@belfry/db';
+import { CANCEL_CHANNEL, cancelClaimedAheadRuns, openRunOf, unlistEnded } from '@belfry/db';
 import type { Queryable } from '../sql/tx';
 
 /**
@@ -33,8 +33,14 @@ export async function clearNextRunAt(db: Queryable, jobId: string): Promise<void
  */
 export async function cancelOpenRuns(db: Queryable, tenantId: string, jobId: string, now: Date): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE runs SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL
-      WHERE job_id = $1 AND tenant_id = $2 AND finished_at IS NULL AND status IN ('pending', 'failed')`,
+    `WITH cancelled AS (
+       UPDATE runs r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL
+        WHERE ${openRunOf('r', '$1')} AND r.job_id = $1 AND r.tenant_id = $2 AND r.status IN ('pending', 'failed')
+        RETURNING r.id, r.scheduled_time, r.job_id
+     ), ended AS (
+       ${unlistEnded('cancelled')}
+     )
+     SELECT id FROM cancelled`,
     [jobId, tenantId, now],
   );
   const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);
@@ -84,8 +90,10 @@ export async function cancelRunningContainerRuns(
        UPDATE runs r SET status = 'cancelled', finished_at = $3, next_attempt_at = NULL, lease_expires_at = NULL
          FROM jobs j
         WHERE j.id = r.job_id AND j.target->>'type' = 'container'
-          AND r.job_id = $1 AND r.tenant_id = $2 AND r.finished_at IS NULL AND r.status = 'running'
-        RETURNING r.id, r.scheduled_time
+          AND ${openRunOf('r', '$1')} AND r.job_id = $1 AND r.tenant_id = $2 AND r.status = 'running'
+        RETURNING r.id, r.scheduled_time, r.job_id
+     ), ended AS (
+       ${unlistEnded('cancelled')}
      ), closed AS (
        ${insertUnreportedAttempts(
          `(o.id, o.scheduled_time) IN (SELECT c.id, c.scheduled_time FROM cancelled c) AND o.job_id = $1
@@ -117,9 +125,15 @@ export async function withdrawFutureScheduledRuns(
   now: Date,
 ): Promise<number> {
   const { rowCount } = await db.query(
-    `DELETE FROM runs
-      WHERE job_id = $1 AND tenant_id = $2 AND trigger = 'schedule' AND finished_at IS NULL AND status = 'pending'
-        AND attempt = 0 AND scheduled_time > greatest($3::timestamptz, now())`,
+    `WITH withdrawn AS (
+       DELETE FROM runs r
+        WHERE ${openRunOf('r', '$1')} AND r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule'
+          AND r.status = 'pending' AND r.attempt = 0 AND r.scheduled_time > greatest($3::timestamptz, now())
+        RETURNING r.id, r.scheduled_time, r.job_id
+     ), ended AS (
+       ${unlistEnded('withdrawn')}
+     )
+     SELECT id FROM withdrawn`,
     [jobId, tenantId, now],
   );
   const claimed = await cancelClaimedAheadRuns(db, tenantId, jobId, now);

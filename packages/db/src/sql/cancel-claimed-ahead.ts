@@ -20,6 +20,7 @@
 // run in its last START_COMMIT_MS, which then never starts (cancelRun); a pause or delete in
 // that window leaves it to start.
 import { CANCEL_CHANNEL } from '../queue/names';
+import { openRunOf, unlistEnded } from './open-runs';
 import { distinctTimes, type Queryable } from './types';
 
 /**
@@ -47,7 +48,7 @@ export async function cancelClaimedAheadRuns(
 ): Promise<string[]> {
   const { rows: locked } = await tx.query<{ id: string; scheduled_time: Date }>(
     `SELECT r.id, r.scheduled_time FROM runs r
-      WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule' AND r.finished_at IS NULL
+      WHERE ${openRunOf('r', '$1')} AND r.job_id = $1 AND r.tenant_id = $2 AND r.trigger = 'schedule'
         AND r.status = 'running'
         AND ${commitPointOf('r')} > clock_timestamp()
       ORDER BY r.id
@@ -79,6 +80,8 @@ export async function cancelClaimedAheadRuns(
      ), unlisted AS (
        DELETE FROM running_runs x USING cancelled c
         WHERE x.run_id = ANY($1::text[]) AND x.run_id = c.id AND x.scheduled_time = c.scheduled_time
+     ), ended AS (
+       ${unlistEnded('cancelled')}
      )
      SELECT c.id, pg_notify($4, c.id)::text AS notified FROM cancelled c`,
     [

@@ -5,6 +5,7 @@
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
 import type { Priority, RunTrigger } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
+import { openRunOf, unlistEnded } from './open-runs';
 import { distinctTimes, type Queryable } from './types';
 
 export interface ClaimedRun {
@@ -54,22 +55,26 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
          ON r.id = m.id AND r.scheduled_time = m.scheduled_time
        -- r.id = ANY: found by primary key whatever the partition's statistics (see claimRuns)
        WHERE r.id = ANY($1::text[]) AND r.scheduled_time = ANY($3::timestamptz[])
-     )
-     UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
-     FROM batch b, jobs j
-     WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND r.scheduled_time = ANY($3::timestamptz[])
-       AND b.status = 'pending' AND b.trigger = 'schedule'
-       AND j.id = b.job_id AND j.overlap_policy = 'skip'
-       AND (
-         EXISTS (SELECT 1 FROM runs o
-                 WHERE o.job_id = b.job_id AND o.finished_at IS NULL AND o.status = 'running' AND o.id <> b.id)
-         OR EXISTS (
-           SELECT 1 FROM batch e
-           WHERE e.job_id = b.job_id AND (e.scheduled_time, e.id) < (b.scheduled_time, b.id)
-             AND (e.status = 'pending' OR (e.status = 'failed' AND e.next_attempt_at <= now() + interval '1 second'))
+     ), skipped AS (
+       UPDATE runs r SET status = 'skipped', skip_reason = 'overlap', finished_at = now()
+       FROM batch b, jobs j
+       WHERE r.id = b.id AND r.scheduled_time = b.scheduled_time AND r.scheduled_time = ANY($3::timestamptz[])
+         AND b.status = 'pending' AND b.trigger = 'schedule'
+         AND j.id = b.job_id AND j.overlap_policy = 'skip'
+         AND (
+           -- the job's open runs are listed in open_runs (open-runs.ts)
+           EXISTS (SELECT 1 FROM runs o WHERE ${openRunOf('o', 'b.job_id')} AND o.status = 'running' AND o.id <> b.id)
+           OR EXISTS (
+             SELECT 1 FROM batch e
+             WHERE e.job_id = b.job_id AND (e.scheduled_time, e.id) < (b.scheduled_time, b.id)
+               AND (e.status = 'pending' OR (e.status = 'failed' AND e.next_attempt_at <= now() + interval '1 second'))
+           )
          )
-       )
-     RETURNING r.id, r.job_id`,
+       RETURNING r.id, r.job_id, r.scheduled_time
+     ), ended AS (
+       ${unlistEnded('skipped')}
+     )
+     SELECT id, job_id FROM skipped`,
     [ids, times, parts],
   );
   // A skipped occurrence finishes its run: a one-off skipped this way is completed.

@@ -3,6 +3,7 @@
 // Only runs still running in that attempt move (they are locked by the same transaction).
 // A one-off whose run went dead this way is completed.
 import { completeFinishedJobs } from './complete-finished-jobs';
+import { unlistEnded } from './open-runs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
@@ -53,6 +54,9 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
      ), unlisted AS (
        DELETE FROM running_runs x USING moved m
         WHERE x.run_id = ANY($1::text[]) AND x.run_id = m.id AND x.scheduled_time = m.scheduled_time
+     ), ended AS (
+       -- dead: no longer open (open-runs.ts); a retry stays listed
+       ${unlistEnded('moved', "e.status = 'dead'")}
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
       [

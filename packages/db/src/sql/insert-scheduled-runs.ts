@@ -30,15 +30,23 @@ export interface InsertedRun {
 
 export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]): Promise<InsertedRun[]> {
   if (!runs.length) return [];
+  // A pending run is listed in open_runs by the same statement (open-runs.ts); a skipped one is
+  // inserted finished.
   const { rows } = await tx.query<InsertedRun>(
-    `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, due_at, status, skip_reason, trigger, priority, finished_at)
-     SELECT r.id, r.tenant_id, r.job_id, r.scheduled_time, r.due_at, r.status, r.skip_reason, 'schedule', r.priority,
-            CASE WHEN r.status = 'skipped' THEN now() END
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
-                 $8::timestamptz[])
-          AS r(id, tenant_id, job_id, scheduled_time, status, skip_reason, priority, due_at)
-     ON CONFLICT (job_id, scheduled_time, (CASE WHEN trigger = 'schedule' THEN '' ELSE id END)) DO NOTHING
-     RETURNING id, tenant_id, job_id, scheduled_time, due_at, status, priority`,
+    `WITH inserted AS (
+       INSERT INTO runs (id, tenant_id, job_id, scheduled_time, due_at, status, skip_reason, trigger, priority, finished_at)
+       SELECT r.id, r.tenant_id, r.job_id, r.scheduled_time, r.due_at, r.status, r.skip_reason, 'schedule', r.priority,
+              CASE WHEN r.status = 'skipped' THEN now() END
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
+                   $8::timestamptz[])
+            AS r(id, tenant_id, job_id, scheduled_time, status, skip_reason, priority, due_at)
+       ON CONFLICT (job_id, scheduled_time, (CASE WHEN trigger = 'schedule' THEN '' ELSE id END)) DO NOTHING
+       RETURNING id, tenant_id, job_id, scheduled_time, due_at, status, priority
+     ), listed AS (
+       INSERT INTO open_runs (job_id, scheduled_time, run_id)
+       SELECT job_id, scheduled_time, id FROM inserted WHERE status = 'pending'
+     )
+     SELECT * FROM inserted`,
     [
       runs.map((r) => r.id),
       runs.map((r) => r.tenantId),

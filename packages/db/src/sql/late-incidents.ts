@@ -8,7 +8,8 @@ import { EFFECTIVE_LATE_AFTER_SQL } from './alert-settings';
 import type { Queryable } from './types';
 
 // A job is overdue now: an active job whose next occurrence (never materialized), or a first
-// attempt of a run, is past its due time by more than the job's lateAfterSeconds.
+// attempt of a run, is past its due time by more than the job's lateAfterSeconds. The waiting
+// runs are found among the open ones, listed in open_runs (open-runs.ts).
 const OVERDUE_ENTRY = `
   SELECT j.id AS job_id, j.tenant_id, NULL::text AS run_id, j.next_run_at AS due
   FROM jobs j
@@ -18,11 +19,12 @@ const OVERDUE_ENTRY = `
 
 const OVERDUE_RUN = `
   SELECT r.job_id, r.tenant_id, r.id AS run_id, r.scheduled_time AS due
-  FROM runs r
+  FROM open_runs o
+  JOIN runs r ON r.id = o.run_id AND r.scheduled_time = o.scheduled_time
   JOIN jobs j ON j.id = r.job_id
   LEFT JOIN alert_policies p ON p.tenant_id = j.tenant_id
   WHERE r.finished_at IS NULL AND r.status = 'pending' AND r.attempt = 0 AND j.status = 'active' AND j.deleted_at IS NULL
-    AND r.scheduled_time < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
+    AND o.scheduled_time < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
 
 // Late detection is opt-in (a tenant's policy or a job's own lateAfterSeconds). Where nothing
 // sets it — most installations, every herd — the scans above would read every waiting run of

@@ -6,6 +6,7 @@
 // The attempt in progress lives on the run row (attempt, worker_id, attempt_started_at): its
 // run_attempts row is written when it ends, by the statement that fences the run.
 import type { Priority } from '@belfry/core';
+import { unlistEnded } from './open-runs';
 import { distinctTimes, type Queryable } from './types';
 
 export interface PullLease {
@@ -178,6 +179,9 @@ export async function finishPullAttempt(
      ), unlisted AS (
        -- no longer running (the reaper's list, claim-runs.ts)
        DELETE FROM running_runs x USING done d WHERE x.run_id = $1 AND x.scheduled_time = $2 AND x.run_id = d.id
+     ), ended AS (
+       -- finished: no longer open (open-runs.ts); a retry stays listed
+       ${unlistEnded('done', "e.status IN ('succeeded', 'dead')")}
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
@@ -275,6 +279,9 @@ export async function finishPullSuccesses(tx: Queryable, successes: PullSuccess[
        -- no longer running (the reaper's list, claim-runs.ts)
        DELETE FROM running_runs x USING done d
         WHERE x.run_id = ANY($1::text[]) AND x.run_id = d.id AND x.scheduled_time = d.scheduled_time
+     ), ended AS (
+       -- no longer open (open-runs.ts)
+       ${unlistEnded('done')}
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
