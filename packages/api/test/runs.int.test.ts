@@ -457,10 +457,23 @@ describe('the attempt in progress', () => {
         durationMs: 7,
         error: null,
         responseSnippet: 'ok',
-        requestHeaders: null,
+        // as the engine stores them: without the headers the run itself says
+        requestHeaders: { 'content-type': 'application/json', 'webhook-timestamp': '1764572399', 'x-team': 'ops' },
       },
     ]);
     expect(done.map((r) => r.status)).toEqual(['succeeded']);
+    // the run page puts them back
+    expect((await runDetail(h.deps, t.actor, id)).attempts[1]?.requestHeaders).toEqual({
+      'content-type': 'application/json',
+      'webhook-timestamp': '1764572399',
+      'x-team': 'ops',
+      'webhook-id': id,
+      'idempotency-key': id,
+      'belfry-job-id': jobId,
+      'belfry-scheduled-time': scheduledTime.toISOString(),
+      'belfry-attempt': '2',
+      'webhook-signature': '***',
+    });
     const finished = await runOf(id);
     expect(finished.attempts[1]).toEqual({
       ...running(2, 'worker-2', start),

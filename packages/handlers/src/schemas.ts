@@ -11,6 +11,7 @@ import { maskTarget } from './secrets';
 
 export type { KindDefinition, KindRouting, RouteFields, SecretFields } from './kind';
 export { isSecretName, SECRET_MASK } from './kind';
+export { type AttemptOf, DERIVED_HEADERS, storedHeaders, withDerivedHeaders } from './stored-headers';
 export {
   keepMaskedSecrets,
   maskedTarget,

@@ -58,6 +58,21 @@ describe('attemptOutcome', () => {
     });
   });
 
+  it('stores the request headers without those the run itself says (the run page puts them back)', () => {
+    const sent = {
+      'content-type': 'application/json',
+      'webhook-id': 'run_1',
+      'idempotency-key': 'run_1',
+      'webhook-timestamp': '1764572399',
+      'belfry-job-id': 'job_1',
+      'belfry-scheduled-time': '2026-12-01T06:59:59.000Z',
+      'belfry-attempt': '1',
+      'webhook-signature': '***',
+    };
+    const outcome = attemptOutcome(run(1), { ok: true, requestHeaders: sent, durationMs: 1 }, null, now, top);
+    expect(outcome.requestHeaders).toEqual({ 'content-type': 'application/json', 'webhook-timestamp': '1764572399' });
+  });
+
   it('schedules a retry with backoff for a retryable failure while attempts remain', () => {
     expect(attemptOutcome(run(2), failed(), null, now, top)).toMatchObject({
       runStatus: 'failed',

@@ -3,7 +3,7 @@
 // one retry decision (decideRetry) choosing between a retry time and dead. Pure.
 import { decideRetry } from '@belfry/core';
 import type { AttemptOutcome, ClaimedRun } from '@belfry/db';
-import type { HandlerOutcome } from '@belfry/handlers';
+import { type HandlerOutcome, storedHeaders } from '@belfry/handlers';
 
 /** Why this worker stopped an attempt itself, if it did. */
 export type StopReason = 'cancelled' | 'lease-lost' | 'shutdown' | 'rerouted';
@@ -22,7 +22,8 @@ export function attemptOutcome(
     httpStatus: outcome.httpStatus ?? null,
     durationMs: Math.round(outcome.durationMs),
     responseSnippet: outcome.responseSnippet ?? null,
-    requestHeaders: outcome.requestHeaders ?? null,
+    // without the headers the run itself says (the run page puts them back)
+    requestHeaders: outcome.requestHeaders ? storedHeaders(outcome.requestHeaders) : null,
     exitCode: outcome.exitCode ?? null,
   };
   if (outcome.ok) {

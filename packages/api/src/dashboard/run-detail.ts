@@ -1,10 +1,11 @@
 // One run as the run page shows it: the public Run (from the runs service) plus what only
 // the dashboard shows: the request headers each attempt sent (redacted by the engine before
-// they were stored), the run's last error, its job's name, and the replays made of it.
+// they were stored, and stored without those the run itself says, which are put back here), the run's last error, its job's name, and the replays made of it.
 import type { Actor, ServiceDeps } from '../context';
 import type { AttemptView, RunView } from '../schemas/resources';
 import { getRun } from '../services/runs';
 import { runKey } from '../services/run-rows';
+import { withDerivedHeaders } from '@belfry/handlers/schemas';
 
 export interface RunDetail {
   run: RunView;
@@ -51,11 +52,23 @@ export async function runDetail(deps: ServiceDeps, actor: Actor, runId: string):
       ? { id: run.jobId, name: meta.name, deleted: Boolean(meta.deleted), targetType: meta.target_type ?? null }
       : null,
     lastError: meta?.last_error ?? null,
-    attempts: run.attempts.map((a) => ({
-      ...a,
-      requestHeaders: byAttempt.get(a.attempt) ?? null,
-      lagMs: a.attempt === 1 ? Math.max(0, Date.parse(a.startedAt) - scheduled) : null,
-    })),
+    attempts: run.attempts.map((a) => {
+      const stored = byAttempt.get(a.attempt);
+      return {
+        ...a,
+        // stored without the headers that follow from the run and the attempt (stored-headers.ts
+        // in @belfry/handlers): put back, so the page shows what was sent
+        requestHeaders: stored
+          ? withDerivedHeaders(stored, {
+              runId: run.id,
+              jobId: run.jobId,
+              scheduledTime: run.scheduledTime,
+              attempt: a.attempt,
+            })
+          : null,
+        lagMs: a.attempt === 1 ? Math.max(0, Date.parse(a.startedAt) - scheduled) : null,
+      };
+    }),
     replays: replays.rows.map((r) => ({ id: r.id, status: r.status, createdAt: r.created_at.toISOString() })),
   };
 }
