@@ -22,6 +22,9 @@
 -- 10 s at most to get the tables' locks, else the migration fails and rolls back cleanly.
 SET LOCAL lock_timeout = '10s';
 
+-- Every lock runs needs here, first: no run is inserted between the listing and the index drops.
+LOCK TABLE runs IN ACCESS EXCLUSIVE MODE;
+
 CREATE TABLE open_runs (
   job_id         text NOT NULL,
   scheduled_time timestamptz NOT NULL,
@@ -30,6 +33,7 @@ CREATE TABLE open_runs (
 ) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000);
 INSERT INTO open_runs (job_id, scheduled_time, run_id)
   SELECT job_id, scheduled_time, id FROM runs WHERE finished_at IS NULL;
+ANALYZE open_runs;
 
 DROP INDEX runs_open_idx;
 DROP INDEX runs_dead_idx;

@@ -157,8 +157,8 @@ export class Reaper {
     } catch (err) {
       this.log.warn({ err: (err as Error)?.message }, 'sweeping the list of running runs failed; next time');
     }
-    // The list of open runs (open-runs.ts in @belfry/db) is read by job, never whole: one batch
-    // a sweep is enough to keep up with what enders leave behind (nothing, normally).
+    // The list of open runs (open-runs.ts in @belfry/db): every ender unlists its run, so a
+    // batch a sweep keeps up with what is left behind (nothing, normally).
     try {
       const swept = await sweepOpenRuns(this.pool, this.config.batchSize);
       if (swept) this.log.info({ swept }, 'swept finished runs from the list of open runs');

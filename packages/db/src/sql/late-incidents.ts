@@ -9,7 +9,8 @@ import type { Queryable } from './types';
 
 // A job is overdue now: an active job whose next occurrence (never materialized), or a first
 // attempt of a run, is past its due time by more than the job's lateAfterSeconds. The waiting
-// runs are found among the open ones, listed in open_runs (open-runs.ts).
+// runs are found among the open ones, listed in open_runs (open-runs.ts); the job is the list's
+// own column, so a question about one job (the resolving UPDATE's) reads that job's rows only.
 const OVERDUE_ENTRY = `
   SELECT j.id AS job_id, j.tenant_id, NULL::text AS run_id, j.next_run_at AS due
   FROM jobs j
@@ -18,10 +19,10 @@ const OVERDUE_ENTRY = `
     AND j.next_run_at < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
 
 const OVERDUE_RUN = `
-  SELECT r.job_id, r.tenant_id, r.id AS run_id, r.scheduled_time AS due
+  SELECT o.job_id, r.tenant_id, r.id AS run_id, r.scheduled_time AS due
   FROM open_runs o
-  JOIN runs r ON r.id = o.run_id AND r.scheduled_time = o.scheduled_time
-  JOIN jobs j ON j.id = r.job_id
+  JOIN runs r ON r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.job_id = o.job_id
+  JOIN jobs j ON j.id = o.job_id
   LEFT JOIN alert_policies p ON p.tenant_id = j.tenant_id
   WHERE r.finished_at IS NULL AND r.status = 'pending' AND r.attempt = 0 AND j.status = 'active' AND j.deleted_at IS NULL
     AND o.scheduled_time < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;

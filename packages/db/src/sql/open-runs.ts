@@ -40,9 +40,10 @@ export const FINISHED_STATUSES = `('succeeded', 'dead', 'cancelled', 'skipped')`
 
 /**
  * Removes open_runs rows whose run has finished or no longer exists, at most `limit`. Answers
- * how many. A finished run never reopens, so no reader can still need such a row. Only rows of
- * runs scheduled over 10 minutes ago are looked at: a backlog of open runs (a herd) is recent,
- * and is not read whole on every sweep; a younger row left behind waits for a later sweep,
+ * how many. A finished run never reopens, so no reader can still need such a row. The list is
+ * read sequentially (narrow rows: a few milliseconds per 100,000), but only rows of runs
+ * scheduled over 10 minutes ago are checked against their run: a backlog of open runs (a herd)
+ * is recent and costs no probe of runs; a younger row left behind waits for a later sweep,
  * harmless meanwhile.
  */
 export async function sweepOpenRuns(db: Queryable, limit: number): Promise<number> {
