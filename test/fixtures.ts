@@ -119,6 +119,16 @@ export async function insertJob(
 }
 
 /**
+ * The tail of a fixture's `WITH r AS (INSERT INTO runs ... RETURNING id, job_id, scheduled_time,
+ * finished_at)`: lists the inserted run in open_runs when it is open, as the engine's inserters
+ * and the migration do (packages/db/src/sql/open-runs.ts).
+ */
+export const LIST_OPEN_RUNS = `), listed AS (
+       INSERT INTO open_runs (job_id, scheduled_time, run_id)
+       SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL
+     ) SELECT 1`;
+
+/**
  * A one-off job whose scheduled run `workerId` has claimed ahead of its time: the run `running`
  * under that worker's lease (attempt 1, a minute long), due `at`, the job's schedule entry gone
  * as the scheduler leaves it once the occurrence is materialized.
@@ -141,7 +151,7 @@ export async function insertClaimedAheadRun(
                          started_at, attempt_started_at)
        VALUES ($1, $2, $3, $4, 'running', 1, 'schedule', $5, now() + interval '1 minute', $4, $4)
        RETURNING id, job_id, scheduled_time, finished_at
-     ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
+     ${LIST_OPEN_RUNS}`,
     [runId, tenantId, job.id, o.at, o.workerId],
   );
   return { jobId: job.id, runId };

@@ -11,6 +11,7 @@ import { newId } from '@belfry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Job, type JobView } from '../src/index';
 import { client, createHarness, type Harness, jobBody, makeTenant, type TestTenant } from './support';
+import { LIST_OPEN_RUNS } from '../../../test/fixtures';
 
 let h: Harness;
 let t: TestTenant;
@@ -49,7 +50,7 @@ async function materialize(jobId: string, scheduledTime: Date): Promise<string> 
        INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
        VALUES ($1, $2, $3, $4, 'pending', 0, 'schedule')
        RETURNING id, job_id, scheduled_time, finished_at
-     ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
+     ${LIST_OPEN_RUNS}`,
     [id, t.tenantId, jobId, scheduledTime],
   );
   return id;
@@ -164,7 +165,7 @@ describe('a one-off', () => {
          INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
          VALUES ($1, $2, $3, now(), 'running', 1, 'manual')
          RETURNING id, job_id, scheduled_time, finished_at
-       ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
+       ${LIST_OPEN_RUNS}`,
       [manual, t.tenantId, job.id],
     );
     expect(await setRun(manual, 'succeeded')).toEqual([]);
@@ -180,7 +181,7 @@ describe('a one-off', () => {
          INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
          VALUES ($1, $2, $3, now(), 'running', 1, 'manual')
          RETURNING id, job_id, scheduled_time, finished_at
-       ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
+       ${LIST_OPEN_RUNS}`,
       [newId('run'), t.tenantId, job.id],
     );
     expect(await setRun(run, 'succeeded')).toEqual([job.id]);

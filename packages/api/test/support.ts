@@ -11,6 +11,7 @@ import {
 } from '@belfry/db';
 import { Keyring } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { LIST_OPEN_RUNS } from '../../../test/fixtures';
 import {
   type Actor,
   type ApiKeyScope,
@@ -223,7 +224,7 @@ export async function insertRun(
                          dead_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4, $9, CASE WHEN $5 = 'dead' THEN $8::timestamptz END)
        RETURNING id, job_id, scheduled_time, finished_at
-     ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
+     ${LIST_OPEN_RUNS}`,
     [
       id,
       run.tenantId,

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { insertJob, insertTenant } from '../../../test/fixtures';
+import { insertJob, insertTenant, LIST_OPEN_RUNS } from '../../../test/fixtures';
 import { openLateIncidents, resolveLateIncidents } from '../src/index';
 
 describe('late watchdog scans', () => {
@@ -28,7 +28,7 @@ describe('late watchdog scans', () => {
       `WITH r AS (
          INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger) VALUES ($1, $2, $3, $4, 'pending', 'schedule')
          RETURNING id, job_id, scheduled_time, finished_at
-       ), listed AS (INSERT INTO open_runs (job_id, scheduled_time, run_id) SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL) SELECT 1`,
+       ${LIST_OPEN_RUNS}`,
       [newId('run', at), tenantId, job.id, at],
     );
     return { tenantId, jobId: job.id };

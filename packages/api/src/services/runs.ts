@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import type { ListRunsQuery } from '../schemas/queries';
 import type { RunView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
-import { CANCEL_CHANNEL, completeFinishedJobs, openRunOf } from '@belfry/db';
+import { CANCEL_CHANNEL, completeFinishedJobs, openRunOf, unlistEnded } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { nowMs, requireJob, selectJob } from './jobs';
@@ -105,11 +105,10 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
        ), unlisted AS (
          DELETE FROM running_runs x WHERE x.run_id = $1 AND x.scheduled_time = $2
        ), ended AS (
-         -- no longer open (open-runs.ts in @belfry/db)
-         DELETE FROM open_runs o WHERE o.job_id = $4 AND o.scheduled_time = $2 AND o.run_id = $1
+         ${unlistEnded('cancelled')}
        )
        SELECT * FROM cancelled`,
-      [row.id, row.scheduled_time, now, row.job_id],
+      [row.id, row.scheduled_time, now],
     );
     // The worker holding a running run hears of it now (NOTIFY is sent on commit).
     if (row.status === 'running') await client.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, row.id]);

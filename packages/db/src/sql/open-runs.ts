@@ -6,6 +6,7 @@
 // row (finished_at IS NULL), so a row left behind (a process of the previous version, history
 // trimmed by retention, a deleted run) is harmless; the reaper sweeps such rows out
 // (sweepOpenRuns). A finished run is never reopened: a replay is a new run.
+import { FINISHED_RUN_STATUSES } from '@belfry/core';
 import type { Queryable } from './types';
 
 /**
@@ -35,8 +36,8 @@ export function unlistEnded(ended: string, finished = 'true'): string {
        AND (o.job_id, o.scheduled_time, o.run_id) IN (SELECT e.job_id, e.scheduled_time, e.id FROM ${ended} e WHERE ${finished})`;
 }
 
-/** SQL: the run statuses that end a run (finished_at is set with them). */
-export const FINISHED_STATUSES = `('succeeded', 'dead', 'cancelled', 'skipped')`;
+/** SQL: the run statuses that end a run (FINISHED_RUN_STATUSES; finished_at is set with them). */
+export const FINISHED_STATUSES = `(${FINISHED_RUN_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /**
  * Removes open_runs rows whose run has finished or no longer exists, at most `limit`. Answers

@@ -6,7 +6,7 @@
 // The attempt in progress lives on the run row (attempt, worker_id, attempt_started_at): its
 // run_attempts row is written when it ends, by the statement that fences the run.
 import type { Priority } from '@belfry/core';
-import { unlistEnded } from './open-runs';
+import { FINISHED_STATUSES, unlistEnded } from './open-runs';
 import { distinctTimes, type Queryable } from './types';
 
 export interface PullLease {
@@ -181,7 +181,7 @@ export async function finishPullAttempt(
        DELETE FROM running_runs x USING done d WHERE x.run_id = $1 AND x.scheduled_time = $2 AND x.run_id = d.id
      ), ended AS (
        -- finished: no longer open (open-runs.ts); a retry stays listed
-       ${unlistEnded('done', "e.status IN ('succeeded', 'dead')")}
+       ${unlistEnded('done', `e.status IN ${FINISHED_STATUSES}`)}
      ), attempts AS (
        SELECT * FROM closed
        ${earlier}
