@@ -41,7 +41,7 @@ export class Metrics {
   });
   readonly queueDepth = new Gauge({
     name: 'belfry_queue_depth',
-    help: 'Queued messages by priority (ready and deferred), cluster-wide, read at scrape time',
+    help: 'Runs queued for engine workers by priority (ready and deferred), cluster-wide, read at scrape time',
     labelNames: ['priority'],
     registers: [this.registry],
     collect: async () => {

@@ -1,15 +1,20 @@
 // takeMessages on real PostgreSQL and pg-boss: it takes what pg-boss's fetch would have (due,
 // unblocked messages of the one queue, highest priority then oldest first, up to the limit),
 // deletes them in the caller's transaction (a rollback puts them back), and two transactions
-// taking at once get disjoint messages.
+// taking at once get disjoint messages. Runs enqueued together share messages (RUNS_PER_MESSAGE);
+// the limit counts runs, and a message that does not fit whole is split.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import {
   createQueueClient,
   ensureQueues,
   type QueueClient,
+  enqueueRuns,
+  pgExecutor,
+  queueDepth,
   queuedMessages,
   queueName,
+  RUNS_PER_MESSAGE,
   type RunMessage,
   takeMessages,
   withTransaction,
@@ -135,5 +140,110 @@ describe('takeMessages', () => {
       first.release();
     }
     expect((await take(10)).map((m) => m.data.runId).sort()).toEqual(['m1', 'm2']);
+  });
+
+  describe('runs that share a message', () => {
+    const enqueue = (runIds: string[], o: { scheduledTime?: Date; startAfter?: Date; overlap?: boolean } = {}) =>
+      withTransaction(db.pool, (client) =>
+        enqueueRuns(
+          boss,
+          pgExecutor(client),
+          runIds.map((runId) => ({
+            runId,
+            route: { lane: 'push' as const, tenantId: TENANT, priority: 'normal' as const },
+            scheduledTime: o.scheduledTime ?? due,
+            ...(o.startAfter ? { startAfter: o.startAfter } : {}),
+            ...(o.overlap ? { overlapSkip: true } : {}),
+          })),
+        ),
+      );
+    const rows = async () =>
+      (
+        await db.pool.query<{ data: Record<string, unknown> }>(
+          `SELECT data FROM pgboss.job WHERE name = $1 ORDER BY created_on, jsonb_array_length(data->'runIds') DESC NULLS LAST`,
+          [QUEUE],
+        )
+      ).rows.map((r) => r.data);
+    const ids = (n: number, prefix = 'r') =>
+      Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+
+    it('puts runs due together in one message, RUNS_PER_MESSAGE at most, and keeps different times apart', async () => {
+      const later = new Date(due.getTime() + 1_000);
+      await enqueue(ids(RUNS_PER_MESSAGE + 3));
+      await enqueue(['late'], { scheduledTime: later });
+      await enqueue(['o1', 'o2'], { overlap: true });
+      const stored = await rows();
+      const batches = stored.filter((d) => Array.isArray(d.runIds));
+      expect(batches.map((d) => (d.runIds as string[]).length).sort((a, b) => b - a)).toEqual([RUNS_PER_MESSAGE, 3, 2]);
+      expect(batches.find((d) => (d.runIds as string[]).includes('o1'))).toEqual({
+        runIds: ['o1', 'o2'],
+        scheduledTime: due.toISOString(),
+        overlap: true,
+      });
+      // A lone run keeps the one-run shape (as retries, run-now and older versions write it).
+      expect(stored).toContainEqual({ runId: 'late', scheduledTime: later.toISOString() });
+      expect((await queuedMessages(db.pool)).filter((m) => m.name === QUEUE)).toHaveLength(RUNS_PER_MESSAGE + 6);
+      const normal = (await queueDepth(db.pool, TENANT)).find((d) => d.priority === 'normal');
+      expect(normal).toMatchObject({
+        total: RUNS_PER_MESSAGE + 6,
+        tenant: RUNS_PER_MESSAGE + 6,
+        tenantDue: RUNS_PER_MESSAGE + 6,
+      });
+    });
+
+    it('counts the limit in runs and leaves the rest of a message queued, first in line', async () => {
+      await enqueue(ids(10, 'a'));
+      await enqueue(['b']);
+      const first = await take(4);
+      expect(first.map((m) => m.data.runId)).toEqual(ids(4, 'a'));
+      expect(new Set(first.map((m) => m.id)).size).toBe(1);
+      expect(await waiting()).toEqual([...ids(10, 'a').slice(4), 'b']);
+      // Whole messages and part of the next: six from the rest of the first, then b.
+      expect((await take(7)).map((m) => m.data.runId)).toEqual([...ids(10, 'a').slice(4), 'b']);
+      expect(await rows()).toEqual([]);
+    });
+
+    it('takes a message in part inside the transaction only: a rollback restores all its runs', async () => {
+      await enqueue(ids(5));
+      await expect(
+        withTransaction(
+          db.pool,
+          async (client) => {
+            expect(await takeMessages(client, QUEUE, 2)).toHaveLength(2);
+            throw new Error('claim failed');
+          },
+          { maxTries: 1 },
+        ),
+      ).rejects.toThrow('claim failed');
+      expect(await waiting()).toEqual(ids(5));
+    });
+
+    it('hands out every run of a batch once to claimers taking small bites at once', async () => {
+      await enqueue(ids(RUNS_PER_MESSAGE));
+      await enqueue(ids(RUNS_PER_MESSAGE, 's'));
+      const got: string[] = [];
+      await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          for (;;) {
+            const taken = await take(7);
+            if (!taken.length) return;
+            got.push(...taken.map((m) => m.data.runId));
+          }
+        }),
+      );
+      expect(got.sort()).toEqual([...ids(RUNS_PER_MESSAGE), ...ids(RUNS_PER_MESSAGE, 's')].sort());
+    });
+
+    it('carries the overlap flag to each run it hands out', async () => {
+      await enqueue(['o1', 'o2', 'o3'], { overlap: true });
+      const taken = await take(2);
+      expect(taken.map((m) => m.data)).toEqual([
+        { runId: 'o1', scheduledTime: due.toISOString(), overlap: true },
+        { runId: 'o2', scheduledTime: due.toISOString(), overlap: true },
+      ]);
+      expect((await take(5)).map((m) => m.data)).toEqual([
+        { runId: 'o3', scheduledTime: due.toISOString(), overlap: true },
+      ]);
+    });
   });
 });

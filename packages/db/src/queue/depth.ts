@@ -1,6 +1,7 @@
-// How many run messages wait for engine workers (push and container lanes), by priority (ready
+// How many runs wait in the queues of engine workers (push and container lanes), by priority (ready
 // and deferred alike): the engine's belfry_queue_depth gauge and the dashboard's cluster page.
-// Counted from pg-boss's job table: messages in the states before 'active' ('created', 'retry').
+// Counted from pg-boss's job table: the runs of messages in the states before 'active' ('created',
+// 'retry'); a message may carry several (RunBatchMessage, enqueue.ts).
 import { PRIORITIES, type Priority, WORKER_LANES } from '@belfry/core';
 import type { Queryable } from '../sql/types';
 import { lanePrefix } from './names';
@@ -28,12 +29,13 @@ export async function queueDepth(db: Queryable, tenantId?: string): Promise<Prio
       tenant_due: number;
     }>(
       `SELECT split_part(name, '.', 3) AS priority,
-              count(*)::int AS total,
-              count(*) FILTER (WHERE start_after <= now())::int AS total_due,
-              count(*) FILTER (WHERE split_part(name, '.', 2) = $1)::int AS tenant,
-              count(*) FILTER (WHERE split_part(name, '.', 2) = $1 AND start_after <= now())::int AS tenant_due
-         FROM pgboss.job
-        WHERE state < 'active' AND left(name, 2) = ANY($2::text[])
+              sum(runs)::int AS total,
+              COALESCE(sum(runs) FILTER (WHERE start_after <= now()), 0)::int AS total_due,
+              COALESCE(sum(runs) FILTER (WHERE split_part(name, '.', 2) = $1), 0)::int AS tenant,
+              COALESCE(sum(runs) FILTER (WHERE split_part(name, '.', 2) = $1 AND start_after <= now()), 0)::int AS tenant_due
+         FROM (SELECT name, start_after, COALESCE(jsonb_array_length(data->'runIds'), 1) AS runs
+                 FROM pgboss.job
+                WHERE state < 'active' AND left(name, 2) = ANY($2::text[])) m
         GROUP BY 1`,
       [tenantId ?? null, WORKER_LANES.map(lanePrefix)],
     );
