@@ -234,6 +234,67 @@ describe('takeMessages', () => {
       expect(got.sort()).toEqual([...ids(RUNS_PER_MESSAGE), ...ids(RUNS_PER_MESSAGE, 's')].sort());
     });
 
+    it('locks only the messages it takes from: a claimer at the same time takes from the next one', async () => {
+      const second = new Date(due.getTime() + 1_000);
+      await enqueue(ids(RUNS_PER_MESSAGE, 'a'));
+      await enqueue(ids(RUNS_PER_MESSAGE, 'b'), { scheduledTime: second });
+      const first = await db.pool.connect();
+      const other = await db.pool.connect();
+      try {
+        await first.query('BEGIN');
+        await other.query('BEGIN');
+        const a = await takeMessages(first, QUEUE, 10);
+        const b = await takeMessages(other, QUEUE, 10);
+        expect(a.map((m) => m.data.runId)).toEqual(ids(10, 'a'));
+        expect(b.map((m) => m.data.runId)).toEqual(ids(10, 'b'));
+        await first.query('COMMIT');
+        await other.query('COMMIT');
+      } finally {
+        first.release();
+        other.release();
+      }
+      expect(await waiting()).toEqual([
+        ...ids(RUNS_PER_MESSAGE, 'a').slice(10),
+        ...ids(RUNS_PER_MESSAGE, 'b').slice(10),
+      ]);
+    });
+
+    it('looks past messages another claimer holds to fill its room', async () => {
+      await enqueue(['a1', 'a2'], { scheduledTime: due });
+      await enqueue(['b1', 'b2'], { scheduledTime: new Date(due.getTime() + 1_000) });
+      await enqueue(['c1', 'c2'], { scheduledTime: new Date(due.getTime() + 2_000) });
+      const first = await db.pool.connect();
+      try {
+        await first.query('BEGIN');
+        expect((await takeMessages(first, QUEUE, 2)).map((m) => m.data.runId)).toEqual(['a1', 'a2']);
+        // a's message is held (deleted, uncommitted): the next claimer skips it and takes b and c.
+        expect((await take(4)).map((m) => m.data.runId)).toEqual(['b1', 'b2', 'c1', 'c2']);
+        await first.query('ROLLBACK');
+      } finally {
+        first.release();
+      }
+      expect(await waiting()).toEqual(['a1', 'a2']);
+    });
+
+    it('hands out the runs of one enqueue earliest start first', async () => {
+      const later = new Date(due.getTime() + 1_000);
+      await withTransaction(db.pool, (client) =>
+        enqueueRuns(
+          boss,
+          pgExecutor(client),
+          [
+            ...ids(30, 'l').map((runId) => ({ runId, t: later })),
+            ...ids(30, 'e').map((runId) => ({ runId, t: due })),
+          ].map(({ runId, t }) => ({
+            runId,
+            route: { lane: 'push' as const, tenantId: TENANT, priority: 'normal' as const },
+            scheduledTime: t,
+          })),
+        ),
+      );
+      expect((await take(40)).map((m) => m.data.runId)).toEqual([...ids(30, 'e'), ...ids(10, 'l')]);
+    });
+
     it('carries the overlap flag to each run it hands out', async () => {
       await enqueue(['o1', 'o2', 'o3'], { overlap: true });
       const taken = await take(2);

@@ -1,5 +1,5 @@
-// Takes due messages off a run queue for a claim: one statement in the caller's transaction,
-// which also claims the messages' runs, so a rollback puts the messages back.
+// Takes due messages off a run queue for a claim, in the caller's transaction, which also claims
+// the messages' runs, so a rollback puts the messages back.
 //
 // It replaces pg-boss's fetch followed by deleteJob in the same transaction. The fetch's UPDATE
 // to 'active' (a new row version with new entries in every index, since state is indexed) was
@@ -11,7 +11,9 @@
 //
 // A message may carry several runs (RunBatchMessage, enqueue.ts). The limit counts runs: the
 // messages that fit whole are deleted, and of the first one that does not, the runs that fit
-// are taken and the rest stay in it, still first in line (its priority and creation time kept).
+// are taken and the rest stay in it, still first in line (its priority, creation and start time
+// kept). Only messages the claim takes from are locked; when another claimer holds some of the
+// first ones, a second statement looks past them (takeRound).
 import type { Queryable } from '../sql/types';
 import type { RunBatchMessage, RunMessage } from './enqueue';
 
@@ -24,44 +26,104 @@ export interface TakenMessage {
   retryCount: number;
 }
 
+/** Rounds of one take at most: each after the first only when other claimers held messages. */
+const MAX_ROUNDS = 4;
+
 /**
  * Takes up to `limit` due runs of `queue`, in pg-boss's fetch order, deleting the messages that
  * carried them (or, for the one taken in part, the runs taken from it). Must run inside the
  * transaction that claims the runs.
  */
 export async function takeMessages(db: Queryable, queue: string, limit: number): Promise<TakenMessage[]> {
+  const taken: TakenMessage[] = [];
+  const passed: string[] = [];
+  for (let round = 0; round < MAX_ROUNDS && taken.length < limit; round++) {
+    const { candidates, messages } = await takeRound(db, queue, limit - taken.length, passed);
+    const got = new Set<string>();
+    for (const row of messages) {
+      got.add(row.id);
+      const { data } = row;
+      if (!('runIds' in data)) {
+        taken.push({ id: row.id, data, retryCount: row.retry_count });
+        continue;
+      }
+      const runIds = row.take === null ? data.runIds : data.runIds.slice(0, row.take);
+      for (const runId of runIds) {
+        taken.push({
+          id: row.id,
+          data: { runId, scheduledTime: data.scheduledTime, ...(data.overlap ? { overlap: true as const } : {}) },
+          retryCount: row.retry_count,
+        });
+      }
+    }
+    // Messages another claimer holds were skipped: look past them for the room left.
+    const held = candidates.filter((id) => !got.has(id));
+    if (!held.length) break;
+    passed.push(...held);
+  }
+  return taken;
+}
+
+interface TakenRow {
+  id: string;
+  data: RunMessage | RunBatchMessage;
+  retry_count: number;
+  /** runs taken from a message that carries several: its first `take` (null: all) */
+  take: number | null;
+}
+
+/**
+ * One statement: the first messages (not in `passed`) that hold `room` runs, read without
+ * locks; of those, the ones no other transaction holds are locked (SKIP LOCKED) and taken —
+ * whole, or the first runs of the last one. Locking only the messages it may take matters: a
+ * claim that locked `room` messages to take the runs of one would hide the others from every
+ * other claimer until it commits.
+ */
+async function takeRound(
+  db: Queryable,
+  queue: string,
+  room: number,
+  passed: string[],
+): Promise<{ candidates: string[]; messages: TakenRow[] }> {
   // Through pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
-  // (job_common for every queue created with QUEUE_OPTIONS) on the scan, the delete and the
-  // update. The ids reach the DELETE and the UPDATE as arrays (InitPlans), as in pg-boss's own
-  // fetch with group concurrency: each is then a primary-key probe per message whatever the
-  // planner guesses for LIMIT $2 (a generic plan joined `next` against the whole queue instead).
-  // `limit` messages always hold at least `limit` runs. The final ORDER BY only sorts the
-  // returned rows: DELETE ... RETURNING promises no order.
-  const { rows } = await db.query<{
-    id: string;
-    data: RunMessage | RunBatchMessage;
-    retry_count: number;
-    /** runs taken from a message that carries several: its first `take` (null: all) */
-    take: number | null;
-  }>(
-    `WITH next AS (
-       SELECT j.id, j.data, j.priority, j.created_on, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
+  // (job_common for every queue created with QUEUE_OPTIONS) on each statement. The ids reach the
+  // lock, the DELETE and the UPDATE as arrays (InitPlans), as in pg-boss's own fetch with group
+  // concurrency: each is then a primary-key probe per message whatever the planner guesses for
+  // LIMIT $2 (a generic plan joined the chosen messages against the whole queue instead). `room`
+  // messages always hold at least `room` runs. Ties on priority and creation (one enqueue's
+  // messages) are ordered by start time, then id.
+  const { rows } = await db.query<{ candidates: string[] | null; messages: TakenRow[] | null }>(
+    `WITH first AS (
+       SELECT j.id, j.priority, j.created_on, j.start_after, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
          FROM pgboss.job j
         WHERE j.name = $1 AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
-        ORDER BY j.priority DESC, j.created_on
+          AND j.id <> ALL ($3::uuid[])
+        ORDER BY j.priority DESC, j.created_on, j.start_after
         LIMIT $2
+     ), candidates AS (
+       SELECT id FROM (
+         SELECT id, n, sum(n) OVER (ORDER BY priority DESC, created_on, start_after, id ROWS UNBOUNDED PRECEDING) - n AS before
+           FROM first) w
+        WHERE before < $2
+     ), locked AS (
+       SELECT j.id, j.data, j.priority, j.created_on, j.start_after, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
+         FROM pgboss.job j
+        WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM candidates))
+          AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
           FOR UPDATE OF j SKIP LOCKED
      ), counted AS (
-       SELECT id, data, priority, created_on, n,
-              sum(n) OVER (ORDER BY priority DESC, created_on, id ROWS UNBOUNDED PRECEDING) - n AS before
-         FROM next
+       SELECT id, data, priority, created_on, start_after, n,
+              sum(n) OVER (ORDER BY priority DESC, created_on, start_after, id ROWS UNBOUNDED PRECEDING) - n AS before
+         FROM locked
      ), whole AS (
        DELETE FROM pgboss.job j
         WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM counted WHERE before + n <= $2))
-       RETURNING j.id, j.data, j.priority, j.created_on,
+       RETURNING j.id, j.data, j.priority, j.created_on, j.start_after,
                  CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END AS retry_count
      ), cut AS (
-       SELECT id, data, priority, created_on, ($2 - before)::int AS take FROM counted WHERE before < $2 AND before + n > $2
+       -- the one message that does not fit whole: its first runs are taken, the rest stay queued
+       SELECT id, data, priority, created_on, start_after, ($2 - before)::int AS take
+         FROM counted WHERE before < $2 AND before + n > $2
      ), rest AS (
        UPDATE pgboss.job j
           SET data = jsonb_set(j.data, '{runIds}',
@@ -70,28 +132,16 @@ export async function takeMessages(db: Queryable, queue: string, limit: number):
          FROM cut c
         WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM cut)) AND j.id = c.id
        RETURNING j.id, CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END AS retry_count
+     ), messages AS (
+       SELECT id, data, priority, created_on, start_after, retry_count, NULL::int AS take FROM whole
+       UNION ALL
+       SELECT c.id, c.data, c.priority, c.created_on, c.start_after, r.retry_count, c.take FROM cut c JOIN rest r ON r.id = c.id
      )
-     SELECT id, data, priority, created_on, retry_count, NULL::int AS take FROM whole
-     UNION ALL
-     SELECT c.id, c.data, c.priority, c.created_on, r.retry_count, c.take FROM cut c JOIN rest r ON r.id = c.id
-     ORDER BY priority DESC, created_on`,
-    [queue, limit],
+     SELECT (SELECT array_agg(id::text) FROM candidates) AS candidates,
+            (SELECT json_agg(json_build_object('id', id, 'data', data, 'retry_count', retry_count, 'take', take)
+                             ORDER BY priority DESC, created_on, start_after, id)
+               FROM messages) AS messages`,
+    [queue, room, passed],
   );
-  const taken: TakenMessage[] = [];
-  for (const row of rows) {
-    const { data } = row;
-    if (!('runIds' in data)) {
-      taken.push({ id: row.id, data, retryCount: row.retry_count });
-      continue;
-    }
-    const runIds = row.take === null ? data.runIds : data.runIds.slice(0, row.take);
-    for (const runId of runIds) {
-      taken.push({
-        id: row.id,
-        data: { runId, scheduledTime: data.scheduledTime, ...(data.overlap ? { overlap: true as const } : {}) },
-        retryCount: row.retry_count,
-      });
-    }
-  }
-  return taken;
+  return { candidates: rows[0]?.candidates ?? [], messages: rows[0]?.messages ?? [] };
 }
