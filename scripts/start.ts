@@ -27,6 +27,7 @@ import {
 import { seedDemoTenant, systemClock } from '@belfry/api';
 import { childEnv, readScriptsEnv } from './lib/env';
 import { Supervisor } from './lib/supervisor';
+import { ENGINE_NODE_FLAGS } from '../apps/engine/src/node-flags';
 import { webBuildIsStale } from './lib/web-build';
 
 const say = (m: string) => process.stdout.write(`[belfry] ${m}\n`);
@@ -146,7 +147,7 @@ async function startAll(): Promise<void> {
       name: 'engine',
       // node with tsx's loader (not the tsx CLI, which would put a process between us and it)
       command: process.execPath,
-      args: ['--import', 'tsx', 'apps/engine/src/main.ts'],
+      args: [...ENGINE_NODE_FLAGS, '--import', 'tsx', 'apps/engine/src/main.ts'],
       cwd: root,
       env: { ...inherited, BELFRY_ROLES: env.BELFRY_ROLES },
     });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { Pool } from 'undici';
 import { findRepoRoot } from '@belfry/db';
+import { ENGINE_NODE_FLAGS } from '../../apps/engine/src/node-flags';
 import { benchEnv, childEnv, cpuProfArgs } from './env';
 import type { SinkRecord } from './sink';
 
@@ -119,19 +120,23 @@ export async function startEngines(url: string, count: number, env: Record<strin
   for (let i = 0; i < count; i++) {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each engine node there on exit.
     const prof = cpuProfArgs();
-    const child = spawn(nodeBin, [...prof, '--import', 'tsx', join(root, 'apps/engine/src/main.ts')], {
-      cwd: root,
-      env: childEnv({
-        DATABASE_URL: url,
-        BELFRY_NODE_ID: `bench-${i + 1}`,
-        BELFRY_ALLOW_PRIVATE_TARGETS: '1',
-        BELFRY_METRICS_PORT: '0',
-        BELFRY_LOG_LEVEL: 'info',
-        BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-        ...env,
-      }),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      nodeBin,
+      [...prof, ...ENGINE_NODE_FLAGS, '--import', 'tsx', join(root, 'apps/engine/src/main.ts')],
+      {
+        cwd: root,
+        env: childEnv({
+          DATABASE_URL: url,
+          BELFRY_NODE_ID: `bench-${i + 1}`,
+          BELFRY_ALLOW_PRIVATE_TARGETS: '1',
+          BELFRY_METRICS_PORT: '0',
+          BELFRY_LOG_LEVEL: 'info',
+          BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+          ...env,
+        }),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     children.push(child);
     started.push(
       new Promise((resolve, reject) => {
