@@ -12,6 +12,7 @@ import {
   resolveDatabase,
   warmPool,
 } from '@belfry/db';
+import { warmHttpClient } from '@belfry/handlers';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
@@ -102,6 +103,8 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     stops.push(scheduling.stop);
   }
   if (env.roles.includes('worker')) {
+    // before the first claim: the first runs must not wait for the HTTP client's cold code
+    await warmHttpClient().catch((err) => log.warn({ err }, 'could not warm the HTTP client'));
     working = await startWorkerRole(ctx);
     stops.push(working.stop);
   }

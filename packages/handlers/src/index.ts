@@ -5,6 +5,7 @@ export * from './types';
 export * from './registry';
 export * from './guard/ssrf-guard';
 export { HttpHandler, type HttpHandlerOptions, type HttpTarget } from './http/http';
+export { warmHttpClient } from './http/warm-up';
 export { AmqpHandler, type AmqpHandlerOptions, type AmqpTarget } from './amqp/amqp';
 export { NatsHandler, type NatsHandlerOptions, type NatsTarget } from './nats/nats';
 export { ContainerHandler, type ContainerHandlerOptions } from './container/container';
