@@ -303,46 +303,6 @@ describe('scheduler (in-process)', () => {
     expect(jobRow.rows[0].status).toBe('completed');
   });
 
-  it('a started scheduler opens its look-ahead at lookaheadFromMs and widens it: the nearest occurrences first', async () => {
-    const tenant = await insertTenant(db.pool);
-    const now = await dbNow(db.pool);
-    const once = (ms: number) =>
-      insertJob(db.pool, tenant.id, {
-        schedule: { type: 'once', runAt: new Date(now.getTime() + ms) },
-        url: URL,
-        partitions: db.partitions,
-      });
-    const near = await once(1_000);
-    const far = await once(7_000);
-    const runOf = async (jobId: string) =>
-      (
-        await db.pool.query<{ created_at: Date; scheduled_time: Date }>(
-          'SELECT created_at, scheduled_time FROM runs WHERE job_id = $1',
-          [jobId],
-        )
-      ).rows[0];
-    const s = await scheduler(await holdPartitions(db.pool, NODE, all));
-    // Scans called directly (not started) use the whole window.
-    expect(s.lookahead()).toBe(DEFAULT_SCHEDULER_CONFIG.lookaheadMs);
-    s.start();
-    try {
-      expect(s.lookahead()).toBeGreaterThanOrEqual(DEFAULT_SCHEDULER_CONFIG.lookaheadFromMs);
-      expect(s.lookahead()).toBeLessThan(DEFAULT_SCHEDULER_CONFIG.lookaheadMs);
-      while (!(await runOf(near.id))) await new Promise((r) => setTimeout(r, 20));
-      // The near occurrence is in; the one 7 s out is not yet, and its entry still waits.
-      expect(await runOf(far.id)).toBeUndefined();
-      let farRun = await runOf(far.id);
-      while (!farRun) {
-        await new Promise((r) => setTimeout(r, 50));
-        farRun = await runOf(far.id);
-      }
-      // ...and is materialized ahead of its time as the window widens.
-      expect(farRun.created_at.getTime()).toBeLessThan(farRun.scheduled_time.getTime());
-    } finally {
-      await s.stop();
-    }
-  });
-
   it('look-ahead: occurrences due within 2 s are queued now, claimable just before their time, and workers are told when', async () => {
     const tenant = await insertTenant(db.pool);
     const now = await dbNow(db.pool);

@@ -142,6 +142,32 @@ describe('takeMessages', () => {
     expect((await take(10)).map((m) => m.data.runId).sort()).toEqual(['m1', 'm2']);
   });
 
+  it('gives a claimer its messages while four others hold the first ones (engine and pull queues)', async () => {
+    const PULL = queueName({ lane: 'pull', tenantId: TENANT, queue: 'reports' });
+    await ensureQueues(boss, [PULL]);
+    await db.pool.query(`DELETE FROM pgboss.job WHERE name = $1`, [PULL]);
+    for (const queue of [QUEUE, PULL]) {
+      for (let i = 0; i < 10; i++) await put(queue, [`m${i}`]);
+      const holders = await Promise.all(Array.from({ length: 4 }, () => db.pool.connect()));
+      try {
+        const held: string[] = [];
+        for (const h of holders) {
+          await h.query('BEGIN');
+          held.push(...(await takeMessages(h, queue, 1)).map((m) => m.data.runId));
+        }
+        expect(held).toEqual(['m0', 'm1', 'm2', 'm3']);
+        const fifth = await withTransaction(db.pool, (client) => takeMessages(client, queue, 1));
+        expect(fifth.map((m) => m.data.runId)).toEqual(['m4']);
+      } finally {
+        for (const h of holders) {
+          await h.query('ROLLBACK');
+          h.release();
+        }
+      }
+      await db.pool.query(`DELETE FROM pgboss.job WHERE name = $1`, [queue]);
+    }
+  });
+
   describe('runs that share a message', () => {
     const enqueue = (runIds: string[], o: { scheduledTime?: Date; startAfter?: Date; overlap?: boolean } = {}) =>
       withTransaction(db.pool, (client) =>

@@ -27,11 +27,6 @@ import { DEFAULT_PLAN_OPTIONS, planEntry, type PlanOptions } from './plan';
 export interface SchedulerConfig {
   nodeId: string;
   lookaheadMs: number;
-  /**
-   * Right after start the look-ahead is this much, and grows by a second per second up to
-   * `lookaheadMs` (see lookahead()). Equal to lookaheadMs: no ramp.
-   */
-  lookaheadFromMs: number;
   /** how long before its scheduled time a run's queue message becomes claimable */
   claimAheadMs: number;
   batchSize: number;
@@ -43,7 +38,6 @@ export interface SchedulerConfig {
 
 export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
   lookaheadMs: 10_000,
-  lookaheadFromMs: 2_000,
   claimAheadMs: 500,
   batchSize: 2_000,
   concurrency: 2,
@@ -65,8 +59,6 @@ export class Scheduler {
   private loop: Promise<void> | undefined;
   private readonly helpers = new Set<Promise<void>>();
   private stopped = true;
-  /** when start() was called (performance.now()); null: scans called directly use the full look-ahead */
-  private startedAt: number | null = null;
   private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
 
   constructor(
@@ -80,7 +72,6 @@ export class Scheduler {
 
   start(): void {
     this.stopped = false;
-    this.startedAt = performance.now();
     const next = (delay: number) => {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
@@ -132,22 +123,6 @@ export class Scheduler {
     await Promise.all([...this.helpers]);
   }
 
-  /**
-   * How far ahead this scan materializes. A node that starts with a full look-ahead finds every
-   * job's next 10 s due at once: with 3,000 runs a second that is 30,000 runs to materialize (one
-   * occurrence per job per scan, one scan after another) while the first seconds' runs are
-   * being delivered — the first seconds of a cold cluster started late. So the window opens at
-   * `lookaheadFromMs` and widens by a second per second: runs due soonest are materialized
-   * first, and the rest of the window fills at about twice the rate runs come due. A node that
-   * joins a running cluster loses nothing by it: the partitions it takes over were materialized
-   * ahead by their previous owner.
-   */
-  lookahead(): number {
-    const { lookaheadMs, lookaheadFromMs } = this.config;
-    if (this.startedAt === null || lookaheadFromMs >= lookaheadMs) return lookaheadMs;
-    return Math.min(lookaheadMs, lookaheadFromMs + (performance.now() - this.startedAt));
-  }
-
   /** One fenced scan over every held partition. Exposed for tests. */
   async scanOnce(): Promise<ScanResult> {
     const held = this.leases.partitions();
@@ -159,7 +134,7 @@ export class Scheduler {
         const scan = await selectDueEntries(
           client,
           held.map((h) => h.partition),
-          this.lookahead(),
+          this.config.lookaheadMs,
           this.config.batchSize,
         );
         const scannedDue = scan.entries;

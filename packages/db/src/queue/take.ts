@@ -3,11 +3,12 @@
 //
 // It replaces pg-boss's fetch followed by deleteJob in the same transaction. The fetch's UPDATE
 // to 'active' (a new row version with new entries in every index, since state is indexed) was
-// wasted: the message was deleted before commit anyway. The selection is exactly pg-boss 12's
+// wasted: the message was deleted before commit anyway. The selection is pg-boss 12's
 // fetchNextJob for a standard-policy queue (QUEUE_OPTIONS) without fetch options: the waiting,
-// unblocked messages whose start time has come, highest priority then oldest first, skipping
-// those another transaction holds; the same (name, priority DESC, created_on, start_after)
-// partial index (job_i11 of the queue's partition) serves it.
+// unblocked messages whose start time has come, highest priority then oldest first (then, in
+// engine queues, earliest start), skipping those another transaction holds; the same (name,
+// priority DESC, created_on, start_after) partial index (job_i11 of the queue's partition)
+// serves it. Pull queues (one run per message) use exactly that (takeSingles).
 //
 // A message may carry several runs (RunBatchMessage, enqueue.ts). The limit counts runs: the
 // messages that fit whole are deleted, and of the first one that does not, the runs that fit
@@ -16,6 +17,7 @@
 // first ones, a second statement looks past them (takeRound).
 import type { Queryable } from '../sql/types';
 import type { RunBatchMessage, RunMessage } from './enqueue';
+import { parseQueueName } from './names';
 
 /** One run taken off its queue: what pg-boss's fetch returned, as far as claims use it. */
 export interface TakenMessage {
@@ -26,8 +28,12 @@ export interface TakenMessage {
   retryCount: number;
 }
 
-/** Rounds of one take at most: each after the first only when other claimers held messages. */
-const MAX_ROUNDS = 4;
+/**
+ * Rounds of one take at most: each after the first only while the room is not full and the last
+ * round found messages to look at. Each engine node runs one claim per queue at a time, so a
+ * claim meets at most one holder per other node: 16 rounds look past 15.
+ */
+const MAX_ROUNDS = 16;
 
 /**
  * Takes up to `limit` due runs of `queue`, in pg-boss's fetch order, deleting the messages that
@@ -35,10 +41,15 @@ const MAX_ROUNDS = 4;
  * transaction that claims the runs.
  */
 export async function takeMessages(db: Queryable, queue: string, limit: number): Promise<TakenMessage[]> {
+  // A pull queue's messages carry one run each (enqueue.ts): pg-boss's own selection, which
+  // locks exactly the messages it takes, however many claimers its tenant's workers run at once.
+  if (parseQueueName(queue)?.lane === 'pull') return takeSingles(db, queue, limit);
   const taken: TakenMessage[] = [];
   const passed: string[] = [];
   for (let round = 0; round < MAX_ROUNDS && taken.length < limit; round++) {
-    const { candidates, messages } = await takeRound(db, queue, limit - taken.length, passed);
+    const room = limit - taken.length;
+    const { candidates, offered, messages } = await takeRound(db, queue, room, passed);
+    const before = taken.length;
     const got = new Set<string>();
     for (const row of messages) {
       got.add(row.id);
@@ -56,12 +67,36 @@ export async function takeMessages(db: Queryable, queue: string, limit: number):
         });
       }
     }
-    // Messages another claimer holds were skipped: look past them for the room left.
-    const held = candidates.filter((id) => !got.has(id));
-    if (!held.length) break;
-    passed.push(...held);
+    // Done when the round took all it was offered: the room is full or the queue has no more due.
+    // Short of that, messages another claimer holds were skipped (the next round looks past
+    // them), or a candidate another claimer split meanwhile held fewer runs (the next round
+    // reads the queue again).
+    if (taken.length - before >= Math.min(room, offered)) break;
+    passed.push(...candidates.filter((id) => !got.has(id)));
   }
   return taken;
+}
+
+/** pg-boss 12's fetch selection for messages of one run each, deleted instead of made active. */
+async function takeSingles(db: Queryable, queue: string, limit: number): Promise<TakenMessage[]> {
+  const { rows } = await db.query<{ id: string; data: RunMessage; retry_count: number }>(
+    `WITH next AS (
+       SELECT j.id
+         FROM pgboss.job j
+        WHERE j.name = $1 AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
+        ORDER BY j.priority DESC, j.created_on
+        LIMIT $2
+          FOR UPDATE OF j SKIP LOCKED
+     ), taken AS (
+       DELETE FROM pgboss.job j
+        WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM next))
+       RETURNING j.id, j.data, j.priority, j.created_on,
+                 CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END AS retry_count
+     )
+     SELECT id, data, retry_count FROM taken ORDER BY priority DESC, created_on`,
+    [queue, limit],
+  );
+  return rows.map((r) => ({ id: r.id, data: r.data, retryCount: r.retry_count }));
 }
 
 interface TakenRow {
@@ -84,7 +119,7 @@ async function takeRound(
   queue: string,
   room: number,
   passed: string[],
-): Promise<{ candidates: string[]; messages: TakenRow[] }> {
+): Promise<{ candidates: string[]; offered: number; messages: TakenRow[] }> {
   // Through pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
   // (job_common for every queue created with QUEUE_OPTIONS) on each statement. The ids reach the
   // lock, the DELETE and the UPDATE as arrays (InitPlans), as in pg-boss's own fetch with group
@@ -92,7 +127,7 @@ async function takeRound(
   // LIMIT $2 (a generic plan joined the chosen messages against the whole queue instead). `room`
   // messages always hold at least `room` runs. Ties on priority and creation (one enqueue's
   // messages) are ordered by start time, then id.
-  const { rows } = await db.query<{ candidates: string[] | null; messages: TakenRow[] | null }>(
+  const { rows } = await db.query<{ candidates: string[] | null; offered: number; messages: TakenRow[] | null }>(
     `WITH first AS (
        SELECT j.id, j.priority, j.created_on, j.start_after, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
          FROM pgboss.job j
@@ -101,7 +136,7 @@ async function takeRound(
         ORDER BY j.priority DESC, j.created_on, j.start_after
         LIMIT $2
      ), candidates AS (
-       SELECT id FROM (
+       SELECT id, n FROM (
          SELECT id, n, sum(n) OVER (ORDER BY priority DESC, created_on, start_after, id ROWS UNBOUNDED PRECEDING) - n AS before
            FROM first) w
         WHERE before < $2
@@ -138,10 +173,15 @@ async function takeRound(
        SELECT c.id, c.data, c.priority, c.created_on, c.start_after, r.retry_count, c.take FROM cut c JOIN rest r ON r.id = c.id
      )
      SELECT (SELECT array_agg(id::text) FROM candidates) AS candidates,
+            (SELECT COALESCE(sum(n), 0)::int FROM candidates) AS offered,
             (SELECT json_agg(json_build_object('id', id, 'data', data, 'retry_count', retry_count, 'take', take)
                              ORDER BY priority DESC, created_on, start_after, id)
                FROM messages) AS messages`,
     [queue, room, passed],
   );
-  return { candidates: rows[0]?.candidates ?? [], messages: rows[0]?.messages ?? [] };
+  return {
+    candidates: rows[0]?.candidates ?? [],
+    offered: rows[0]?.offered ?? 0,
+    messages: rows[0]?.messages ?? [],
+  };
 }
