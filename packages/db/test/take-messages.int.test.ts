@@ -59,6 +59,21 @@ describe('takeMessages', () => {
       .map((m) => m.runId)
       .sort();
   const take = (limit: number) => withTransaction(db.pool, (client) => takeMessages(client, QUEUE, limit));
+  /** Takes up to `limit` runs in a claim that then fails; resolves with how many it had taken. */
+  const takeThenRollBack = async (limit: number) => {
+    let taken = -1;
+    await expect(
+      withTransaction(
+        db.pool,
+        async (client) => {
+          taken = (await takeMessages(client, QUEUE, limit)).length;
+          throw new Error('claim failed');
+        },
+        { maxTries: 1 },
+      ),
+    ).rejects.toThrow('claim failed');
+    return taken;
+  };
 
   it('takes the due, unblocked messages of its queue only, highest priority then oldest first', async () => {
     await put(QUEUE, ['old']);
@@ -91,16 +106,7 @@ describe('takeMessages', () => {
 
   it('puts the messages back when the transaction rolls back', async () => {
     await put(QUEUE, ['a', 'b']);
-    await expect(
-      withTransaction(
-        db.pool,
-        async (client) => {
-          expect(await takeMessages(client, QUEUE, 10)).toHaveLength(2);
-          throw new Error('claim failed');
-        },
-        { maxTries: 1 },
-      ),
-    ).rejects.toThrow('claim failed');
+    expect(await takeThenRollBack(10)).toBe(2);
     expect(await waiting()).toEqual(['a', 'b']);
     expect((await take(10)).map((m) => m.data.runId).sort()).toEqual(['a', 'b']);
   });
@@ -231,16 +237,7 @@ describe('takeMessages', () => {
 
     it('takes a message in part inside the transaction only: a rollback restores all its runs', async () => {
       await enqueue(ids(5));
-      await expect(
-        withTransaction(
-          db.pool,
-          async (client) => {
-            expect(await takeMessages(client, QUEUE, 2)).toHaveLength(2);
-            throw new Error('claim failed');
-          },
-          { maxTries: 1 },
-        ),
-      ).rejects.toThrow('claim failed');
+      expect(await takeThenRollBack(2)).toBe(2);
       expect(await waiting()).toEqual(ids(5));
     });
 

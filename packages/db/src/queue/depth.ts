@@ -4,6 +4,7 @@
 // 'retry'); a message may carry several (RunBatchMessage, enqueue.ts).
 import { PRIORITIES, type Priority, WORKER_LANES } from '@belfry/core';
 import type { Queryable } from '../sql/types';
+import { runsInMessage } from './enqueue';
 import { lanePrefix } from './names';
 
 export interface PriorityDepth {
@@ -33,9 +34,9 @@ export async function queueDepth(db: Queryable, tenantId?: string): Promise<Prio
               COALESCE(sum(runs) FILTER (WHERE start_after <= now()), 0)::int AS total_due,
               COALESCE(sum(runs) FILTER (WHERE split_part(name, '.', 2) = $1), 0)::int AS tenant,
               COALESCE(sum(runs) FILTER (WHERE split_part(name, '.', 2) = $1 AND start_after <= now()), 0)::int AS tenant_due
-         FROM (SELECT name, start_after, COALESCE(jsonb_array_length(data->'runIds'), 1) AS runs
-                 FROM pgboss.job
-                WHERE state < 'active' AND left(name, 2) = ANY($2::text[])) m
+         FROM (SELECT j.name, j.start_after, ${runsInMessage('j')} AS runs
+                 FROM pgboss.job j
+                WHERE j.state < 'active' AND left(j.name, 2) = ANY($2::text[])) m
         GROUP BY 1`,
       [tenantId ?? null, WORKER_LANES.map(lanePrefix)],
     );

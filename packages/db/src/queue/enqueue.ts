@@ -36,6 +36,9 @@ export interface RunBatchMessage {
 /** At most this many runs per message (an engine worker claims up to 50 at a time). */
 export const RUNS_PER_MESSAGE = 50;
 
+/** SQL: how many runs the pgboss.job row `alias` carries (a RunMessage carries one). */
+export const runsInMessage = (alias: string): string => `COALESCE(jsonb_array_length(${alias}.data->'runIds'), 1)`;
+
 export interface EnqueueItem {
   runId: string;
   /** which queue: the run's tenant, its target kind's lane, and its priority or pull queue */

@@ -16,7 +16,7 @@
 // kept). Only messages the claim takes from are locked; when another claimer holds some of the
 // first ones, a second statement looks past them (takeRound).
 import type { Queryable } from '../sql/types';
-import type { RunBatchMessage, RunMessage } from './enqueue';
+import { type RunBatchMessage, type RunMessage, runsInMessage } from './enqueue';
 import { parseQueueName } from './names';
 
 /** One run taken off its queue: what pg-boss's fetch returned, as far as claims use it. */
@@ -129,7 +129,7 @@ async function takeRound(
   // messages) are ordered by start time, then id.
   const { rows } = await db.query<{ candidates: string[] | null; offered: number; messages: TakenRow[] | null }>(
     `WITH first AS (
-       SELECT j.id, j.priority, j.created_on, j.start_after, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
+       SELECT j.id, j.priority, j.created_on, j.start_after, ${runsInMessage('j')} AS n
          FROM pgboss.job j
         WHERE j.name = $1 AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
           AND j.id <> ALL ($3::uuid[])
@@ -141,7 +141,7 @@ async function takeRound(
            FROM first) w
         WHERE before < $2
      ), locked AS (
-       SELECT j.id, j.data, j.priority, j.created_on, j.start_after, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
+       SELECT j.id, j.data, j.priority, j.created_on, j.start_after, ${runsInMessage('j')} AS n
          FROM pgboss.job j
         WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM candidates))
           AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
