@@ -16,7 +16,7 @@
 // kept). Only messages the claim takes from are locked; when another claimer holds some of the
 // first ones, a second statement looks past them (takeRound).
 import type { Queryable } from '../sql/types';
-import { type RunBatchMessage, type RunMessage, runsInMessage } from './enqueue';
+import type { RunBatchMessage, RunMessage } from './enqueue';
 import { parseQueueName } from './names';
 
 /** One run taken off its queue: what pg-boss's fetch returned, as far as claims use it. */
@@ -120,68 +120,22 @@ async function takeRound(
   room: number,
   passed: string[],
 ): Promise<{ candidates: string[]; offered: number; messages: TakenRow[] }> {
-  // Through pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
-  // (job_common for every queue created with QUEUE_OPTIONS) on each statement. The ids reach the
-  // lock, the DELETE and the UPDATE as arrays (InitPlans), as in pg-boss's own fetch with group
-  // concurrency: each is then a primary-key probe per message whatever the planner guesses for
-  // LIMIT $2 (a generic plan joined the chosen messages against the whole queue instead). `room`
+  // The statement is the function belfry_take_round (migration 20261202060000), planned once
+  // per connection: planning it on each call cost four times its execution. It reads through
+  // pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
+  // (job_common for every queue created with QUEUE_OPTIONS). The ids reach the lock, the DELETE
+  // and the UPDATE as arrays (InitPlans), as in pg-boss's own fetch with group concurrency: each
+  // is then a primary-key probe per message whatever the planner guesses for the room. `room`
   // messages always hold at least `room` runs. Ties on priority and creation (one enqueue's
   // messages) are ordered by start time, then id.
-  const { rows } = await db.query<{ candidates: string[] | null; offered: number; messages: TakenRow[] | null }>(
-    `WITH first AS (
-       SELECT j.id, j.priority, j.created_on, j.start_after, ${runsInMessage('j')} AS n
-         FROM pgboss.job j
-        WHERE j.name = $1 AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
-          AND j.id <> ALL ($3::uuid[])
-        ORDER BY j.priority DESC, j.created_on, j.start_after
-        LIMIT $2
-     ), candidates AS (
-       SELECT id, n FROM (
-         SELECT id, n, sum(n) OVER (ORDER BY priority DESC, created_on, start_after, id ROWS UNBOUNDED PRECEDING) - n AS before
-           FROM first) w
-        WHERE before < $2
-     ), locked AS (
-       SELECT j.id, j.data, j.priority, j.created_on, j.start_after, ${runsInMessage('j')} AS n
-         FROM pgboss.job j
-        WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM candidates))
-          AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
-          FOR UPDATE OF j SKIP LOCKED
-     ), counted AS (
-       SELECT id, data, priority, created_on, start_after, n,
-              sum(n) OVER (ORDER BY priority DESC, created_on, start_after, id ROWS UNBOUNDED PRECEDING) - n AS before
-         FROM locked
-     ), whole AS (
-       DELETE FROM pgboss.job j
-        WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM counted WHERE before + n <= $2))
-       RETURNING j.id, j.data, j.priority, j.created_on, j.start_after,
-                 CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END AS retry_count
-     ), cut AS (
-       -- the one message that does not fit whole: its first runs are taken, the rest stay queued
-       SELECT id, data, priority, created_on, start_after, ($2 - before)::int AS take
-         FROM counted WHERE before < $2 AND before + n > $2
-     ), rest AS (
-       UPDATE pgboss.job j
-          SET data = jsonb_set(j.data, '{runIds}',
-                (SELECT jsonb_agg(e.run ORDER BY e.i) FROM jsonb_array_elements(j.data->'runIds') WITH ORDINALITY AS e(run, i)
-                  WHERE e.i > c.take))
-         FROM cut c
-        WHERE j.name = $1 AND j.id = ANY (ARRAY(SELECT id FROM cut)) AND j.id = c.id
-       RETURNING j.id, CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END AS retry_count
-     ), messages AS (
-       SELECT id, data, priority, created_on, start_after, retry_count, NULL::int AS take FROM whole
-       UNION ALL
-       SELECT c.id, c.data, c.priority, c.created_on, c.start_after, r.retry_count, c.take FROM cut c JOIN rest r ON r.id = c.id
-     )
-     SELECT (SELECT array_agg(id::text) FROM candidates) AS candidates,
-            (SELECT COALESCE(sum(n), 0)::int FROM candidates) AS offered,
-            (SELECT json_agg(json_build_object('id', id, 'data', data, 'retry_count', retry_count, 'take', take)
-                             ORDER BY priority DESC, created_on, start_after, id)
-               FROM messages) AS messages`,
-    [queue, room, passed],
-  );
+  const { rows } = await db.query<{
+    take_candidates: string[] | null;
+    take_offered: number;
+    take_messages: TakenRow[] | null;
+  }>('SELECT * FROM belfry_take_round($1, $2, $3::uuid[])', [queue, room, passed]);
   return {
-    candidates: rows[0]?.candidates ?? [],
-    offered: rows[0]?.offered ?? 0,
-    messages: rows[0]?.messages ?? [],
+    candidates: rows[0]?.take_candidates ?? [],
+    offered: rows[0]?.take_offered ?? 0,
+    messages: rows[0]?.take_messages ?? [],
   };
 }
