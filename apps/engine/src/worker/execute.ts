@@ -54,6 +54,11 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     execution.reason = 'rerouted';
     return notRun('connection', `rerouted: the target is now ${run.target.type}, which runs in the ${lane} lane`);
   }
+  // Asked for now rather than when due: a run claimed ahead then finds its tenant's signing
+  // secrets read by the time it starts. Awaited (and a failed read reported) where the target is
+  // called; the catch only keeps a failure meanwhile from counting as unhandled.
+  const signingSecrets = deps.secrets.get(run.tenant_id);
+  signingSecrets.catch(() => undefined);
   // Due = the scheduled time plus the job's jitter offset; the target still sees the nominal
   // scheduled time (belfry-scheduled-time). A run claimed ahead is checked at its commit point
   // (START_COMMIT_MS before it is due), and the gate then waits until due on the database clock.
@@ -98,7 +103,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
       scheduledTime: run.scheduled_time,
       timeoutMs: run.timeout_seconds * 1000,
       signal: execution.abort.signal,
-      signingSecrets: await deps.secrets.get(run.tenant_id),
+      signingSecrets: await signingSecrets,
       ...(execution.resumed ? { resumed: true } : {}),
       now: dateNow(deps.clock),
     });
