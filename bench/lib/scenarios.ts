@@ -114,7 +114,7 @@ export async function runBelfryScenarios(
   if (want('scale')) {
     for (const n of P.scale) {
       log(`scale: loading ${n} jobs`);
-      scale.push(await runScale({ jobs: n, due: 1_000, iterations: 30 }));
+      scale.push(await runScale({ jobs: n, due: 1_000, iterations: 100 }));
     }
     const [small, large] = scale;
     results.scale = {

@@ -133,7 +133,7 @@ export function summaryRows(f: BenchFigures): string[][] {
   }
   for (const s of scale) {
     const add = section(`scale ${s.jobs}`);
-    add('due scan p50/p99', `${s.scan.p50} / ${s.scan.p99} ms`);
+    add('due scan p50/p99 (rows per scan)', `${s.scan.p50} / ${s.scan.p99} ms (${(s.scanRows ?? []).join(', ')})`);
     add('bytes per job (jobs + schedule index)', String(s.bytesPerJob), '≤ 400');
   }
   if (scale.length === 2) {
