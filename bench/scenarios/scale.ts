@@ -12,7 +12,7 @@ export interface ScaleResult {
   jobs: number;
   loadSeconds: number;
   scan: Summary;
-  /** rows the measured scans returned, each time (the same at both sizes: ~half the due jobs) */
+  /** the row counts the measured scans returned, each distinct one once (~half the due jobs at both sizes) */
   scanRows: number[];
   bytesPerJob: number;
   bytes: Record<string, number>;
