@@ -112,10 +112,7 @@ export async function runBelfryScenarios(
     };
   }
   if (want('scale')) {
-    for (const n of P.scale) {
-      log(`scale: loading ${n} jobs`);
-      scale.push(await runScale({ jobs: n, due: 1_000, iterations: 100 }));
-    }
+    scale.push(...(await runScale({ jobs: P.scale, due: 1_000, iterations: 100, log })));
     const [small, large] = scale;
     results.scale = {
       runs: scale,
@@ -123,6 +120,14 @@ export async function runBelfryScenarios(
         small?.scan.p50 && large?.scan.p50 ? Math.round((large.scan.p50 / small.scan.p50) * 100) / 100 : null,
       latencyRatioP99:
         small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
+      backToBackRatioP50:
+        small?.scanBackToBack.p50 && large?.scanBackToBack.p50
+          ? Math.round((large.scanBackToBack.p50 / small.scanBackToBack.p50) * 100) / 100
+          : null,
+      backToBackRatioP99:
+        small?.scanBackToBack.p99 && large?.scanBackToBack.p99
+          ? Math.round((large.scanBackToBack.p99 / small.scanBackToBack.p99) * 100) / 100
+          : null,
     };
   }
   let container: ContainerResult | undefined;

@@ -2,16 +2,26 @@
 // in the future and a slice due now, then time the scheduler's due scan (the same SQL the
 // engine runs: selectDueEntries over half the partitions, batch 1000) and measure bytes per
 // job on disk.
+//
+// Every size is loaded first, each into a database of its own on the same server, and the scans
+// are then timed in turns (one scan of each size, again and again): the sizes are compared under
+// the same machine conditions. Timed one size after the other, minutes apart, a scan of a few
+// milliseconds moved with whatever else the machine was doing (single scans of 18-21 ms at
+// both sizes; the 10M/1M ratio 0.87-1.86 across runs of one commit).
 import { newId } from '@belfry/core';
 import { selectDueEntries } from '@belfry/db';
+import type { PoolClient } from 'pg';
 import { withoutTargetDefaults } from '@belfry/handlers/schemas';
-import { benchDatabase } from '../lib/harness';
+import { benchDatabase, type BenchDb } from '../lib/harness';
 import { summarize, type Summary } from '../lib/stats';
 
 export interface ScaleResult {
   jobs: number;
   loadSeconds: number;
+  /** the due scan timed in turns with the other sizes (one scan of each size, again and again) */
   scan: Summary;
+  /** the same scan timed back to back (all of this size's scans in a row), in the same run */
+  scanBackToBack: Summary;
   /** the row counts the measured scans returned, each distinct one once (~half the due jobs at both sizes) */
   scanRows: number[];
   bytesPerJob: number;
@@ -20,7 +30,14 @@ export interface ScaleResult {
   perRelation: Record<string, number>;
 }
 
-export async function runScale(o: { jobs: number; due: number; iterations: number }): Promise<ScaleResult> {
+interface Loaded {
+  db: BenchDb;
+  jobs: number;
+  loadSeconds: number;
+}
+
+/** Loads `jobs` jobs into a database of their own, `due` of them due now. */
+async function load(o: { jobs: number; due: number }): Promise<Loaded> {
   const db = await benchDatabase();
   try {
     // A tenant id as the API makes them (ten_ + 26 characters): every jobs row holds it.
@@ -59,51 +76,102 @@ export async function runScale(o: { jobs: number; due: number; iterations: numbe
     }
     const loadSeconds = (Date.now() - t0) / 1000;
     await db.pool.query('VACUUM ANALYZE jobs');
-    // The load wrote gigabytes of WAL: end that checkpoint cycle now, so the scans below do not
+    return { db, jobs: o.jobs, loadSeconds };
+  } catch (err) {
+    await db.drop().catch(() => {});
+    throw err;
+  }
+}
+
+/** One scan as the engine runs it (in a transaction, rolled back: the rows stay due); its time and rows. */
+async function timeScan(client: PoolClient, partitions: number[]): Promise<{ ms: number; rows: number }> {
+  await client.query('BEGIN');
+  try {
+    const t = performance.now();
+    const scan = await selectDueEntries(client, partitions, 2_000, 1_000);
+    const ms = performance.now() - t;
+    if (!scan.entries.length) throw new Error('the due scan found nothing due');
+    return { ms, rows: scan.entries.length };
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
+
+async function sizes(loaded: Loaded): Promise<Pick<ScaleResult, 'bytesPerJob' | 'bytes' | 'perRelation'>> {
+  const { db, jobs } = loaded;
+  const { rows } = await db.pool.query<{ jobs: string }>(`SELECT pg_total_relation_size('jobs')::text AS jobs`);
+  // jobs holds the schedule too (next_run_at, jobs_due_idx) since migration 20261202030000.
+  const bytes = { jobs: Number(rows[0]?.jobs) };
+  // Where the bytes are: the table and each of its indexes, per job.
+  const { rows: parts } = await db.pool.query<{ name: string; bytes: string }>(
+    `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes FROM pg_class c
+     WHERE c.oid = 'jobs'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'jobs'::regclass)
+     ORDER BY pg_relation_size(c.oid) DESC`,
+  );
+  const perRelation = Object.fromEntries(parts.map((p) => [p.name, Math.round(Number(p.bytes) / jobs)]));
+  return { bytesPerJob: Math.round(bytes.jobs / jobs), bytes, perRelation };
+}
+
+/**
+ * Loads each size (`sizes`, smallest first) and times `iterations` due scans of each, in turns.
+ * The results are in the order of `sizes`.
+ */
+export async function runScale(o: {
+  jobs: number[];
+  due: number;
+  iterations: number;
+  log?: (line: string) => void;
+}): Promise<ScaleResult[]> {
+  const loaded: Loaded[] = [];
+  const clients: PoolClient[] = [];
+  try {
+    for (const jobs of o.jobs) {
+      o.log?.(`scale: loading ${jobs} jobs`);
+      loaded.push(await load({ jobs, due: o.due }));
+    }
+    // The loads wrote gigabytes of WAL: end that checkpoint cycle now, so the scans below do not
     // pay for the bulk load (the first change to a page after a checkpoint logs the whole page,
-    // and the scan's row locks change pages).
-    await db.pool.query('CHECKPOINT');
+    // and the scan's row locks change pages). One server: one checkpoint covers every size.
+    await loaded[0]?.db.pool.query('CHECKPOINT');
+    for (const l of loaded) clients.push(await l.db.pool.connect());
 
     const partitions = Array.from({ length: 512 }, (_, i) => i);
-    const samples: number[] = [];
-    const scanRows = new Set<number>();
-    const client = await db.pool.connect();
-    try {
+    // Back to back first (each size's scans in a row, as the scenario timed them until
+    // 2026-12-03), then in turns: both ways in one run, on the same databases.
+    o.log?.(`scale: ${o.iterations} due scans of each size back to back, then ${o.iterations} in turns`);
+    const backToBack: number[][] = [];
+    for (const client of clients) {
+      const ms: number[] = [];
       for (let i = 0; i < o.iterations + 3; i++) {
-        await client.query('BEGIN');
-        const t = performance.now();
-        const scan = await selectDueEntries(client, partitions, 2_000, 1_000);
-        if (!scan.entries.length) throw new Error('the due scan found nothing due');
-        const ms = performance.now() - t;
-        await client.query('ROLLBACK');
-        if (i >= 3) {
-          samples.push(ms); // the first scans warm the cache
-          scanRows.add(scan.entries.length);
-        }
+        const scan = await timeScan(client, partitions);
+        if (i >= 3) ms.push(scan.ms); // the first scans warm the cache
       }
-    } finally {
-      client.release();
+      backToBack.push(ms);
     }
-    const { rows } = await db.pool.query<{ jobs: string }>(`SELECT pg_total_relation_size('jobs')::text AS jobs`);
-    // jobs holds the schedule too (next_run_at, jobs_due_idx) since migration 20261202030000.
-    const bytes = { jobs: Number(rows[0]?.jobs) };
-    // Where the bytes are: the table and each of its indexes, per job.
-    const { rows: parts } = await db.pool.query<{ name: string; bytes: string }>(
-      `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes FROM pg_class c
-       WHERE c.oid = 'jobs'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'jobs'::regclass)
-       ORDER BY pg_relation_size(c.oid) DESC`,
-    );
-    const perRelation = Object.fromEntries(parts.map((p) => [p.name, Math.round(Number(p.bytes) / o.jobs)]));
-    return {
-      jobs: o.jobs,
-      loadSeconds,
-      scan: summarize(samples.map((s) => Math.round(s * 100) / 100)),
-      scanRows: [...scanRows],
-      bytesPerJob: Math.round(bytes.jobs / o.jobs),
-      bytes,
-      perRelation,
-    };
+    const samples: number[][] = loaded.map(() => []);
+    const scanRows: Set<number>[] = loaded.map(() => new Set());
+    for (let i = 0; i < o.iterations + 3; i++) {
+      for (const [k, client] of clients.entries()) {
+        const scan = await timeScan(client, partitions);
+        if (i < 3) continue; // the first scans warm the cache
+        samples[k]?.push(scan.ms);
+        scanRows[k]?.add(scan.rows);
+      }
+    }
+    const results: ScaleResult[] = [];
+    for (const [k, l] of loaded.entries()) {
+      results.push({
+        jobs: l.jobs,
+        loadSeconds: l.loadSeconds,
+        scan: summarize((samples[k] ?? []).map((s) => Math.round(s * 100) / 100)),
+        scanBackToBack: summarize((backToBack[k] ?? []).map((s) => Math.round(s * 100) / 100)),
+        scanRows: [...(scanRows[k] ?? [])],
+        ...(await sizes(l)),
+      });
+    }
+    return results;
   } finally {
-    await db.drop();
+    for (const c of clients) c.release();
+    for (const l of loaded) await l.db.drop().catch(() => {});
   }
 }
