@@ -114,20 +114,17 @@ export async function runBelfryScenarios(
   if (want('scale')) {
     scale.push(...(await runScale({ jobs: P.scale, due: 1_000, iterations: 100, log })));
     const [small, large] = scale;
+    // large ÷ small, two decimals; null without both figures (or with a zero one)
+    const ratio = (of: (r: ScaleResult) => number | null) => {
+      const [a, b] = [small && of(small), large && of(large)];
+      return a && b ? Math.round((b / a) * 100) / 100 : null;
+    };
     results.scale = {
       runs: scale,
-      latencyRatioP50:
-        small?.scan.p50 && large?.scan.p50 ? Math.round((large.scan.p50 / small.scan.p50) * 100) / 100 : null,
-      latencyRatioP99:
-        small?.scan.p99 && large?.scan.p99 ? Math.round((large.scan.p99 / small.scan.p99) * 100) / 100 : null,
-      backToBackRatioP50:
-        small?.scanBackToBack.p50 && large?.scanBackToBack.p50
-          ? Math.round((large.scanBackToBack.p50 / small.scanBackToBack.p50) * 100) / 100
-          : null,
-      backToBackRatioP99:
-        small?.scanBackToBack.p99 && large?.scanBackToBack.p99
-          ? Math.round((large.scanBackToBack.p99 / small.scanBackToBack.p99) * 100) / 100
-          : null,
+      latencyRatioP50: ratio((r) => r.scan.p50),
+      latencyRatioP99: ratio((r) => r.scan.p99),
+      backToBackRatioP50: ratio((r) => r.scanBackToBack.p50),
+      backToBackRatioP99: ratio((r) => r.scanBackToBack.p99),
     };
   }
   let container: ContainerResult | undefined;

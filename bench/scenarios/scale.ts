@@ -4,10 +4,11 @@
 // job on disk.
 //
 // Every size is loaded first, each into a database of its own on the same server, and the scans
-// are then timed in turns (one scan of each size, again and again): the sizes are compared under
-// the same machine conditions. Timed one size after the other, minutes apart, a scan of a few
-// milliseconds moved with whatever else the machine was doing (single scans of 18-21 ms at
-// both sizes; the 10M/1M ratio 0.87-1.86 across runs of one commit).
+// are then timed in the same minutes: back to back (each size's scans in a row) and in turns
+// (one scan of each size, again and again). Until 2026-12-03 each size was timed right after
+// its own load, minutes apart, and a scan of a few milliseconds moved with whatever else the
+// machine was doing (single scans of 18-21 ms at both sizes; the 10M/1M ratio 0.87-1.86
+// across runs).
 import { newId } from '@belfry/core';
 import { selectDueEntries } from '@belfry/db';
 import type { PoolClient } from 'pg';
@@ -83,6 +84,9 @@ async function load(o: { jobs: number; due: number }): Promise<Loaded> {
   }
 }
 
+/** Scan times to the hundredth of a millisecond, summarized. */
+const summarizeMs = (ms: number[]): Summary => summarize(ms.map((m) => Math.round(m * 100) / 100));
+
 /** One scan as the engine runs it (in a transaction, rolled back: the rows stay due); its time and rows. */
 async function timeScan(client: PoolClient, partitions: number[]): Promise<{ ms: number; rows: number }> {
   await client.query('BEGIN');
@@ -97,7 +101,7 @@ async function timeScan(client: PoolClient, partitions: number[]): Promise<{ ms:
   }
 }
 
-async function sizes(loaded: Loaded): Promise<Pick<ScaleResult, 'bytesPerJob' | 'bytes' | 'perRelation'>> {
+async function storage(loaded: Loaded): Promise<Pick<ScaleResult, 'bytesPerJob' | 'bytes' | 'perRelation'>> {
   const { db, jobs } = loaded;
   const { rows } = await db.pool.query<{ jobs: string }>(`SELECT pg_total_relation_size('jobs')::text AS jobs`);
   // jobs holds the schedule too (next_run_at, jobs_due_idx) since migration 20261202030000.
@@ -113,8 +117,8 @@ async function sizes(loaded: Loaded): Promise<Pick<ScaleResult, 'bytesPerJob' | 
 }
 
 /**
- * Loads each size (`sizes`, smallest first) and times `iterations` due scans of each, in turns.
- * The results are in the order of `sizes`.
+ * Loads each size of `jobs` (smallest first) and times `iterations` due scans of each, back to
+ * back and in turns. The results are in the order of `jobs`.
  */
 export async function runScale(o: {
   jobs: number[];
@@ -163,10 +167,10 @@ export async function runScale(o: {
       results.push({
         jobs: l.jobs,
         loadSeconds: l.loadSeconds,
-        scan: summarize((samples[k] ?? []).map((s) => Math.round(s * 100) / 100)),
-        scanBackToBack: summarize((backToBack[k] ?? []).map((s) => Math.round(s * 100) / 100)),
+        scan: summarizeMs(samples[k] ?? []),
+        scanBackToBack: summarizeMs(backToBack[k] ?? []),
         scanRows: [...(scanRows[k] ?? [])],
-        ...(await sizes(l)),
+        ...(await storage(l)),
       });
     }
     return results;
