@@ -54,6 +54,9 @@ describe('open runs listed in open_runs', () => {
     return job.id;
   }
 
+  /** A run of the job `offsetSeconds` from the current whole second. Calls within one test pass
+   *  ascending offsets: a second boundary between two calls then only moves the later run further
+   *  (descending offsets one apart could land on the same time, and the second insert be ignored). */
   async function scheduledRun(jobId: string, offsetSeconds = -1, status: 'pending' | 'skipped' = 'pending') {
     const scheduledTime = new Date(Math.floor(Date.now() / 1000) * 1000 + offsetSeconds * 1000);
     const [run] = await insertScheduledRuns(db.pool, [
@@ -107,8 +110,8 @@ describe('open runs listed in open_runs', () => {
 
   it('a pending run is listed when inserted, a skipped one is not', async () => {
     const jobId = await newJob();
-    const pending = await scheduledRun(jobId, -2);
     const skipped = await scheduledRun(jobId, -3, 'skipped');
+    const pending = await scheduledRun(jobId, -2);
     expect(await listed(pending.id)).toBe(true);
     expect(await listed(skipped.id)).toBe(false);
   });
