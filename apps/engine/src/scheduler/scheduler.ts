@@ -37,7 +37,10 @@ export interface SchedulerConfig {
 }
 
 export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
-  lookaheadMs: 10_000,
+  // Not a whole number of seconds: occurrences mostly fall on whole seconds, and the scan that
+  // materializes second N + 10 then runs in the middle of second N, not at its start, beside
+  // the deliveries due then (bench steady: p99 after the first 10 s ~325 → ~270 ms).
+  lookaheadMs: 10_500,
   claimAheadMs: 500,
   batchSize: 2_000,
   concurrency: 2,
