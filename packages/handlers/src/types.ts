@@ -15,6 +15,8 @@ export interface HandlerContext {
   signingSecrets: string[];
   /** the attempt was started by a node that died: pick up what it left (a container) rather than start anew */
   resumed?: boolean;
+  /** what this handler's prepare() returned for this attempt, before it was due */
+  prepared?: unknown;
   now(): Date;
 }
 
@@ -38,5 +40,11 @@ export interface HandlerOutcome {
 export interface Handler<Target = unknown> {
   readonly type: string;
   execute(target: Target, payload: unknown, ctx: HandlerContext): Promise<HandlerOutcome>;
+  /**
+   * Optional: the work of an attempt that can be done before it is due (an HTTP request built
+   * and signed), for an attempt known to start at `startsAt`. Never throws; undefined when
+   * nothing was prepared (execute then does it all, and reports what is wrong).
+   */
+  prepare?(target: Target, payload: unknown, ctx: HandlerContext, startsAt: Date): unknown;
   close?(): Promise<void>;
 }

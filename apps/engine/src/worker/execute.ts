@@ -6,7 +6,7 @@
 // lane's slots run only that lane's kinds. Never throws.
 import type { WorkerLane } from '@belfry/core';
 import { type ClaimedRun, START_COMMIT_MS } from '@belfry/db';
-import { type HandlerOutcome, type HandlerRegistry, laneOf } from '@belfry/handlers';
+import { type HandlerContext, type HandlerOutcome, type HandlerRegistry, laneOf } from '@belfry/handlers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DbClock } from '../db-clock';
 import type { Log } from '../logger';
@@ -70,9 +70,16 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     wait > 0 && !execution.abort.signal.aborted
       ? await sleepUntilDue(wait, execution.abort.signal)
       : !execution.abort.signal.aborted;
+  let prepared: unknown;
   if (started && gated && deps.gate) {
+    // The last check goes out first; while it is answered (and the rest of the wait runs), the
+    // handler does what it can before the due instant (an HTTP request built and signed), so
+    // that a burst of runs due together only has their requests left to send when due.
+    const confirming = deps.gate.confirm(run, execution.abort.signal);
+    confirming.catch(() => undefined); // awaited below; meanwhile a rejection is not unhandled
+    prepared = await prepareAhead(deps, execution, signingSecrets);
     try {
-      started = await deps.gate.confirm(run, execution.abort.signal);
+      started = await confirming;
       // Cancelled or taken back while it waited: its outcome will be fenced out.
       if (!started) execution.reason ??= 'cancelled';
     } catch (err) {
@@ -95,21 +102,49 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     return notRun('invalid', `the target's secrets cannot be opened: ${(err as Error).message}`);
   }
   try {
-    return await handler.execute(target, run.payload, {
-      runId: run.id,
-      jobId: run.job_id,
-      tenantId: run.tenant_id,
-      attempt: run.attempt,
-      scheduledTime: run.scheduled_time,
-      timeoutMs: run.timeout_seconds * 1000,
-      signal: execution.abort.signal,
-      signingSecrets: await signingSecrets,
-      ...(execution.resumed ? { resumed: true } : {}),
-      now: dateNow(deps.clock),
-    });
+    const ctx = contextOf(deps, execution, await signingSecrets);
+    if (prepared !== undefined) ctx.prepared = prepared;
+    return await handler.execute(target, run.payload, ctx);
   } catch (err) {
     // Handlers never throw by contract; a bug in one is a failed attempt, not a lost run.
     return notRun('connection', `internal error: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+function contextOf(deps: ExecuteDeps, execution: Execution, signingSecrets: string[]): HandlerContext {
+  const { run } = execution;
+  return {
+    runId: run.id,
+    jobId: run.job_id,
+    tenantId: run.tenant_id,
+    attempt: run.attempt,
+    scheduledTime: run.scheduled_time,
+    timeoutMs: run.timeout_seconds * 1000,
+    signal: execution.abort.signal,
+    signingSecrets,
+    ...(execution.resumed ? { resumed: true } : {}),
+    now: dateNow(deps.clock),
+  };
+}
+
+/**
+ * What the run's handler prepares before the run is due (Handler.prepare), or undefined: no
+ * prepare, or anything that fails here (the target, the secrets), which the start then meets
+ * and reports as usual.
+ */
+async function prepareAhead(
+  deps: ExecuteDeps,
+  execution: Execution,
+  signingSecrets: Promise<string[]>,
+): Promise<unknown> {
+  const { run } = execution;
+  const handler = deps.handlers.get(run.target.type);
+  if (!handler?.prepare) return undefined;
+  try {
+    const target = deps.secrets.revealTarget(run);
+    return handler.prepare(target, run.payload, contextOf(deps, execution, await signingSecrets), run.due_at);
+  } catch {
+    return undefined;
   }
 }
 

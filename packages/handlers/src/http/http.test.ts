@@ -228,6 +228,50 @@ describe('response', () => {
   });
 });
 
+describe('prepared ahead of the start', () => {
+  it('the request prepared before the start is the one sent, stamped with the start and signed', async () => {
+    const startsAt = new Date(Date.now() + 1_500);
+    const ctx = makeContext({ attempt: 2 });
+    const prepared = handler.prepare(target('/early'), { prepared: true }, ctx, startsAt);
+    expect(prepared).toBeDefined();
+    expect(server.requests).toHaveLength(0); // preparing sends nothing
+    // The start sends what was prepared (not a request rebuilt from what execute is given).
+    const outcome = await handler.execute(target('/late'), { prepared: false }, { ...ctx, prepared });
+    expect(outcome).toMatchObject({ ok: true, httpStatus: 200 });
+    const [req] = server.requests;
+    expect(req!.url).toBe('/early');
+    expect(req!.body).toBe('{"prepared":true}');
+    expect(req!.headers['webhook-timestamp']).toBe(String(Math.floor(startsAt.getTime() / 1000)));
+    expect(req!.headers['belfry-attempt']).toBe('2');
+    expect(new Webhook(SECRET).verify(req!.body, req!.headers as Record<string, string>)).toEqual({ prepared: true });
+    expect(outcome.requestHeaders?.['webhook-signature']).toBe('***');
+    expect(outcome.requestHeaders?.['webhook-timestamp']).toBe(req!.headers['webhook-timestamp']);
+  });
+
+  it('a start already past is stamped with now', () => {
+    const now = new Date('2026-12-03T10:00:07.400Z');
+    const prepared = handler.prepare(target(), {}, makeContext({ now: () => now }), new Date(now.getTime() - 60_000));
+    expect((prepared as { headers: Record<string, string> }).headers['webhook-timestamp']).toBe(
+      String(Math.floor(now.getTime() / 1000)),
+    );
+  });
+
+  it('nothing is prepared for an invalid target or secret; the start reports it as usual', async () => {
+    for (const [t, ctx, message] of [
+      [{ ...target(), method: 'TRACE' as never }, makeContext(), 'unsupported method'],
+      [{ ...target(), url: 'not a url' }, makeContext(), 'invalid URL'],
+      [target(), makeContext({ signingSecrets: ['nope'] }), 'cannot sign'],
+    ] as const) {
+      const prepared = handler.prepare(t, {}, ctx, new Date(Date.now() + 1_000));
+      expect(prepared).toBeUndefined();
+      const outcome = await handler.execute(t, {}, { ...ctx, prepared });
+      expect(outcome).toMatchObject({ ok: false, failure: 'invalid' });
+      expect(outcome.error).toContain(message);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe('invalid input', () => {
   it.each([
     ['a malformed URL', { url: 'not a url' }],

@@ -1,0 +1,123 @@
+// executeAttempt's order of work for a run claimed ahead of its time: the start check is sent,
+// the handler prepares what it can while it is answered, and the attempt starts with what was
+// prepared, when due. A run claimed when due, or one whose prepare fails, starts as before.
+import type { ClaimedRun } from '@belfry/db';
+import { createHandlerRegistry, type Handler, type HandlerContext } from '@belfry/handlers';
+import { describe, expect, it } from 'vitest';
+import type { DbClock } from '../db-clock';
+import { type Execution, type ExecuteDeps, executeAttempt } from './execute';
+import type { SigningSecrets } from './secrets';
+
+const clock = { now: () => Date.now(), uncertainty: 0 } as unknown as DbClock;
+const secrets = {
+  get: async () => ['whsec_test'],
+  revealTarget: (run: ClaimedRun) => run.target,
+} as unknown as SigningSecrets;
+
+function runDueIn(ms: number, claimedAhead = true): ClaimedRun {
+  const now = Date.now();
+  return {
+    id: 'run_1',
+    scheduled_time: new Date(now + ms),
+    due_at: new Date(now + ms),
+    db_now: new Date(claimedAhead ? now : now + ms),
+    tenant_id: 'ten_1',
+    job_id: 'job_1',
+    attempt: 1,
+    trigger: 'schedule',
+    priority: 'normal',
+    next_attempt_at: null,
+    target: { type: 'http', url: 'http://127.0.0.1:9/' },
+    payload: { n: 1 },
+    timeout_seconds: 5,
+    retry_max_attempts: 1,
+    retry_initial_delay_seconds: 1,
+    retry_max_delay_seconds: 1,
+  };
+}
+
+const execution = (run: ClaimedRun): Execution => ({
+  run,
+  lane: 'push',
+  abort: new AbortController(),
+  reason: null,
+  finished: false,
+  done: Promise.resolve(),
+});
+
+/** A handler that notes what it was asked when, and a gate that confirms `answer` when due. */
+function recording(options: { answer?: boolean; prepare?: 'token' | 'throws' | 'none' } = {}) {
+  const seen: {
+    checkAt?: number;
+    prepared?: { at: number; startsAt: Date; payload: unknown };
+    executed?: { at: number; prepared: unknown };
+  } = {};
+  const handler: Handler = {
+    type: 'http',
+    execute: async (_target, _payload, ctx: HandlerContext) => {
+      seen.executed = { at: Date.now(), prepared: ctx.prepared };
+      return { ok: true, durationMs: 0 };
+    },
+  };
+  if (options.prepare !== 'none')
+    handler.prepare = (_target, payload, _ctx, startsAt) => {
+      seen.prepared = { at: Date.now(), startsAt, payload };
+      if (options.prepare === 'throws') throw new Error('prepare failed');
+      return 'token';
+    };
+  const deps: ExecuteDeps = {
+    handlers: createHandlerRegistry([handler]),
+    secrets,
+    clock,
+    gate: {
+      confirm: async (run) => {
+        seen.checkAt = Date.now();
+        await new Promise((r) => setTimeout(r, Math.max(0, run.due_at.getTime() - Date.now())));
+        return options.answer ?? true;
+      },
+    },
+  };
+  return { deps, seen };
+}
+
+describe('executeAttempt, a run claimed ahead', () => {
+  it('is prepared while its start is checked, and starts with what was prepared when due', async () => {
+    const run = runDueIn(250);
+    const { deps, seen } = recording();
+    expect(await executeAttempt(deps, execution(run))).toMatchObject({ ok: true });
+    expect(seen.prepared).toMatchObject({ startsAt: run.due_at, payload: { n: 1 } });
+    expect(seen.prepared!.at).toBeGreaterThanOrEqual(seen.checkAt!);
+    expect(seen.prepared!.at).toBeLessThan(run.due_at.getTime());
+    expect(seen.executed).toMatchObject({ prepared: 'token' });
+    expect(seen.executed!.at).toBeGreaterThanOrEqual(run.due_at.getTime());
+  });
+
+  it('is not started when the check says it was cancelled, though it was prepared', async () => {
+    const run = runDueIn(150);
+    const { deps, seen } = recording({ answer: false });
+    const e = execution(run);
+    expect(await executeAttempt(deps, e)).toMatchObject({ ok: false, error: 'not started: stopped before it was due' });
+    expect(e.reason).toBe('cancelled');
+    expect(seen.prepared).toBeDefined();
+    expect(seen.executed).toBeUndefined();
+  });
+
+  it('starts without a prepared request when preparing failed or the handler has none', async () => {
+    for (const prepare of ['throws', 'none'] as const) {
+      const { deps, seen } = recording({ prepare });
+      expect(await executeAttempt(deps, execution(runDueIn(150)))).toMatchObject({ ok: true });
+      expect(seen.executed).toBeDefined();
+      expect(seen.executed!.prepared).toBeUndefined();
+    }
+  });
+});
+
+describe('executeAttempt, a run claimed when due', () => {
+  it('is neither checked nor prepared: it starts at once', async () => {
+    const { deps, seen } = recording();
+    expect(await executeAttempt(deps, execution(runDueIn(0, false)))).toMatchObject({ ok: true });
+    expect(seen.checkAt).toBeUndefined();
+    expect(seen.prepared).toBeUndefined();
+    expect(seen.executed!.prepared).toBeUndefined();
+  });
+});
