@@ -15,6 +15,7 @@ import {
   redactHeaders,
   type HttpMethod,
 } from './http-request';
+import { type OriginOf, ReadySockets } from './ready-sockets';
 import { TenantAgents } from './tenant-agents';
 import {
   DeliveryCancelledError,
@@ -60,7 +61,7 @@ const MAX_LOCATION_CHARS = 200;
 // Parsed and vetted target URLs kept (see CheckedUrls); most jobs of a node call few URLs.
 const CHECKED_URLS_MAX = 4096;
 
-interface CheckedUrl {
+interface CheckedUrl extends OriginOf {
   origin: string;
   path: string;
   host: string;
@@ -88,7 +89,14 @@ class CheckedUrls {
       throw new InvalidTargetError(`invalid URL ${JSON.stringify(raw)}`);
     }
     checkTarget(url, { allowPrivate: this.allowPrivate });
-    const checked = { origin: url.origin, path: `${url.pathname}${url.search}`, host: url.host };
+    const checked = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      host: url.host,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port,
+    };
     if (this.urls.size >= CHECKED_URLS_MAX) this.urls.clear();
     this.urls.set(raw, checked);
     return checked;
@@ -121,6 +129,8 @@ class PreparedRequest {
     /** the copy stored with the attempt */
     readonly redactedHeaders: Record<string, string>,
     readonly body: Buffer | null,
+    /** when the attempt starts (ms), as stamped */
+    readonly startMs: number,
   ) {}
 }
 
@@ -152,6 +162,7 @@ export class HttpHandler implements Handler<HttpTarget> {
   private readonly userAgent: string;
   private readonly maxResponseBytes: number;
   private readonly checkedUrls: CheckedUrls;
+  private readonly readySockets: ReadySockets;
 
   constructor(options: HttpHandlerOptions) {
     this.allowPrivate = options.allowPrivateTargets;
@@ -163,20 +174,25 @@ export class HttpHandler implements Handler<HttpTarget> {
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       ...(options.resolver ? { resolver: options.resolver } : {}),
     });
+    const connectionsPerOrigin = options.connectionsPerOrigin ?? 16;
+    const keepAliveTimeout = options.keepAliveTimeoutMs ?? 4_000;
+    this.readySockets = new ReadySockets(connect, { perOrigin: connectionsPerOrigin, idleMs: keepAliveTimeout });
     this.agents = new TenantAgents({
       idleMs: options.tenantPoolIdleMs ?? 60_000,
-      create: () =>
+      onClose: (tenantId) => this.readySockets.forget(tenantId),
+      create: (tenantId) =>
         new Agent({
           // A per-origin cap keeps one tenant's burst to one endpoint from opening hundreds
           // of sockets (to the target's and our cost); excess requests queue in the
           // tenant's own pool, never in front of another tenant's.
-          connections: options.connectionsPerOrigin ?? 16,
+          connections: connectionsPerOrigin,
           // Below the 5 s idle timeout of Node's http server and many load balancers: reusing
           // a socket the server is closing fails a POST, which undici won't replay.
-          keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+          keepAliveTimeout,
           keepAliveMaxTimeout: 30_000,
           pipelining: 1,
-          connect,
+          // the guarded connector, through the sockets opened ahead for prepared requests
+          connect: this.readySockets.connectorFor(tenantId),
         }),
     });
   }
@@ -206,11 +222,15 @@ export class HttpHandler implements Handler<HttpTarget> {
    * be when built at the start. Undefined when the target is not valid: execute reports it.
    */
   prepare(target: HttpTarget, payload: unknown, ctx: HandlerContext, startsAt: Date): PreparedRequest | undefined {
+    let request: PreparedRequest;
     try {
-      return this.build(target, payload, ctx, Math.max(startsAt.getTime(), ctx.now().getTime()));
+      request = this.build(target, payload, ctx, Math.max(startsAt.getTime(), ctx.now().getTime()));
     } catch {
       return undefined;
     }
+    // and a socket to send it on, opened meanwhile if the tenant's pool has none to spare (ready-sockets.ts)
+    this.readySockets.expect(ctx.tenantId, request.url, request.startMs);
+    return request;
   }
 
   /** The request to send: method, URL, body and signed headers. Throws for an invalid target. */
@@ -227,7 +247,8 @@ export class HttpHandler implements Handler<HttpTarget> {
       if (signingError) throw new InvalidTargetError(signingError);
       if (typeof target.url !== 'string') throw new InvalidTargetError(`invalid URL ${JSON.stringify(target.url)}`);
       const url = this.checkedUrls.get(target.url);
-      return new PreparedRequest(method, url, headers, redactedHeaders, hasBody ? Buffer.from(body, 'utf8') : null);
+      const bytes = hasBody ? Buffer.from(body, 'utf8') : null;
+      return new PreparedRequest(method, url, headers, redactedHeaders, bytes, startMs);
     } catch (err) {
       throw new UnsentRequestError(err as Error, redactedHeaders);
     }
@@ -248,8 +269,10 @@ export class HttpHandler implements Handler<HttpTarget> {
       const timeoutMs = ctx.timeoutMs;
       if (!(timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${timeoutMs}`);
       let request: PreparedRequest;
-      if (ctx.prepared instanceof PreparedRequest) request = ctx.prepared;
-      else {
+      if (ctx.prepared instanceof PreparedRequest) {
+        request = ctx.prepared;
+        this.readySockets.started(ctx.tenantId, request.url, request.startMs);
+      } else {
         try {
           request = this.build(target, payload, ctx, ctx.now().getTime());
         } catch (err) {
@@ -328,6 +351,7 @@ export class HttpHandler implements Handler<HttpTarget> {
   }
 
   async close(): Promise<void> {
+    this.readySockets.close();
     await this.agents.close();
   }
 }

@@ -14,7 +14,9 @@ interface Entry {
 
 export interface TenantAgentsOptions {
   /** builds a tenant's pool (same settings for every tenant) */
-  create(): Dispatcher;
+  create(tenantId: string): Dispatcher;
+  /** told when a tenant's idle pool was closed */
+  onClose?(tenantId: string): void;
   /** a pool with nothing in flight for this long is closed; default 60 s */
   idleMs?: number;
 }
@@ -34,7 +36,7 @@ export class TenantAgents {
   async use<T>(tenantId: string, fn: (agent: Dispatcher) => Promise<T>): Promise<T> {
     let entry = this.entries.get(tenantId);
     if (!entry) {
-      entry = { agent: this.options.create(), active: 0, lastUsed: Date.now() };
+      entry = { agent: this.options.create(tenantId), active: 0, lastUsed: Date.now() };
       this.entries.set(tenantId, entry);
     }
     entry.active++;
@@ -57,6 +59,7 @@ export class TenantAgents {
       if (entry.active === 0 && now - entry.lastUsed >= this.idleMs) {
         this.entries.delete(tenantId);
         void entry.agent.close().catch(() => {});
+        this.options.onClose?.(tenantId);
       }
     }
   }
