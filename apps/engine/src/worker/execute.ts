@@ -77,6 +77,9 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     // that a burst of runs due together only has their requests left to send when due.
     const confirming = deps.gate.confirm(run, execution.abort.signal);
     confirming.catch(() => undefined); // awaited below; meanwhile a rejection is not unhandled
+    // The gate sends the checks of the runs that woke together from a setImmediate: yield to it
+    // first, or the whole burst would be prepared before its check went out.
+    await new Promise((resolve) => setImmediate(resolve));
     prepared = await prepareAhead(deps, execution, signingSecrets);
     try {
       started = await confirming;
@@ -142,7 +145,7 @@ async function prepareAhead(
   if (!handler?.prepare) return undefined;
   try {
     const target = deps.secrets.revealTarget(run);
-    return handler.prepare(target, run.payload, contextOf(deps, execution, await signingSecrets), run.due_at);
+    return await handler.prepare(target, run.payload, contextOf(deps, execution, await signingSecrets), run.due_at);
   } catch {
     return undefined;
   }

@@ -110,7 +110,7 @@ export async function cancelRunningContainerRuns(
 }
 
 /**
- * Takes back the occurrences the scheduler materialized ahead of time (up to ~10 s early) and
+ * Takes back the occurrences the scheduler materialized ahead of time (up to ~10.5 s early) and
  * no worker has touched: scheduled runs still pending and not yet due. They are deleted, not
  * cancelled: they are not history (nothing was due yet), and a cancelled run would occupy its
  * occurrence for good (one scheduled run per occurrence), so resuming before that time, or a

@@ -248,6 +248,15 @@ describe('prepared ahead of the start', () => {
     expect(outcome.requestHeaders?.['webhook-timestamp']).toBe(req!.headers['webhook-timestamp']);
   });
 
+  it('a request prepared for another attempt is not sent: the start builds its own', async () => {
+    const prepared = handler.prepare(target('/first'), { attempt: 1 }, makeContext({ attempt: 1 }), new Date());
+    const outcome = await handler.execute(target('/second'), { attempt: 2 }, makeContext({ attempt: 2, prepared }));
+    expect(outcome).toMatchObject({ ok: true });
+    const [req] = server.requests;
+    expect(req!.url).toBe('/second');
+    expect(req!.headers['belfry-attempt']).toBe('2');
+  });
+
   it('a start already past is stamped with now', () => {
     const now = new Date('2026-12-03T10:00:07.400Z');
     const prepared = handler.prepare(target(), {}, makeContext({ now: () => now }), new Date(now.getTime() - 60_000));

@@ -131,7 +131,12 @@ class PreparedRequest {
     readonly body: Buffer | null,
     /** when the attempt starts (ms), as stamped */
     readonly startMs: number,
+    private readonly attempt: Pick<HandlerContext, 'runId' | 'attempt'>,
   ) {}
+
+  isFor(ctx: HandlerContext): boolean {
+    return ctx.runId === this.attempt.runId && ctx.attempt === this.attempt.attempt;
+  }
 }
 
 /** The headers were built but the request cannot be sent (signing failed, bad URL): the attempt
@@ -229,7 +234,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       return undefined;
     }
     // and a socket to send it on, opened meanwhile if the tenant's pool has none to spare (ready-sockets.ts)
-    this.readySockets.expect(ctx.tenantId, request.url, request.startMs);
+    this.readySockets.expect(ctx.tenantId, request.url, request.startMs, ctx.now().getTime());
     return request;
   }
 
@@ -248,7 +253,7 @@ export class HttpHandler implements Handler<HttpTarget> {
       if (typeof target.url !== 'string') throw new InvalidTargetError(`invalid URL ${JSON.stringify(target.url)}`);
       const url = this.checkedUrls.get(target.url);
       const bytes = hasBody ? Buffer.from(body, 'utf8') : null;
-      return new PreparedRequest(method, url, headers, redactedHeaders, bytes, startMs);
+      return new PreparedRequest(method, url, headers, redactedHeaders, bytes, startMs, ctx);
     } catch (err) {
       throw new UnsentRequestError(err as Error, redactedHeaders);
     }
@@ -269,7 +274,8 @@ export class HttpHandler implements Handler<HttpTarget> {
       const timeoutMs = ctx.timeoutMs;
       if (!(timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${timeoutMs}`);
       let request: PreparedRequest;
-      if (ctx.prepared instanceof PreparedRequest) {
+      // (only for the attempt it was made for)
+      if (ctx.prepared instanceof PreparedRequest && ctx.prepared.isFor(ctx)) {
         request = ctx.prepared;
         this.readySockets.started(ctx.tenantId, request.url, request.startMs);
       } else {

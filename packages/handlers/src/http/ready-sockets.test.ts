@@ -3,7 +3,8 @@
 // gets one per request up to the per-origin cap and a steady load none beyond its pool's, unused
 // ones are closed, one the server closed is not used, and the SSRF guard still decides.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
+import type { buildConnector } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpHandler, type HttpTarget } from './http';
 import { ReadySockets } from './ready-sockets';
@@ -99,20 +100,27 @@ describe('sockets opened ahead of prepared requests', () => {
     const ctx = (i: number) => makeContext({ runId: `run_burst${i}`, tenantId: 'ten_burst' });
     const prepared = [0, 1, 2, 3, 4].map((i) => handler.prepare(target, { i }, ctx(i), soon()));
     await until(() => server.connections.length === 3, 'three connections');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(server.connections).toHaveLength(3); // the cap, not one per request
     const outcomes = await Promise.all(
       prepared.map((p, i) => handler.execute(target, { i }, { ...ctx(i), prepared: p })),
     );
     expect(outcomes.every((o) => o.ok)).toBe(true);
     expect(server.requests).toBe(5);
-    expect(server.connections).toHaveLength(3);
+    expect(server.connections).toHaveLength(3); // the cap, not one per request
     // The next request of the tenant finds its pool's kept-alive sockets: nothing more is opened.
     const next = handler.prepare(target, { i: 5 }, ctx(5), soon());
-    await new Promise((r) => setTimeout(r, 50));
-    expect(server.connections).toHaveLength(3);
     expect(await handler.execute(target, { i: 5 }, { ...ctx(5), prepared: next })).toMatchObject({ ok: true });
     expect(server.connections).toHaveLength(3);
+  });
+
+  it('a target named by DNS finds its socket too (the key undici connects with), and only one', async () => {
+    const { server, handler } = await setUp({ resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const target: HttpTarget = { type: 'http', url: `http://hooks.example.com:${server.port}/`, method: 'POST' };
+    const ctx = makeContext();
+    const prepared = handler.prepare(target, {}, ctx, soon());
+    await until(() => server.connections.length === 1, 'the connection opened ahead');
+    expect(await handler.execute(target, {}, { ...ctx, prepared })).toMatchObject({ ok: true });
+    expect(server.requests).toBe(1);
+    expect(server.connections).toHaveLength(1);
   });
 
   it('each tenant has its own: one tenant preparing opens nothing for another', async () => {
@@ -151,8 +159,6 @@ describe('sockets opened ahead of prepared requests', () => {
     const ctx = makeContext();
     const prepared = handler.prepare(target, {}, ctx, soon());
     expect(prepared).toBeDefined(); // the name passes the static check; its address is checked on connect
-    await new Promise((r) => setTimeout(r, 50));
-    expect(server.connections).toHaveLength(0);
     const outcome = await handler.execute(target, {}, { ...ctx, prepared });
     expect(outcome).toMatchObject({ ok: false, failure: 'refused' });
     expect(server.connections).toHaveLength(0);
@@ -173,5 +179,33 @@ describe('sockets opened ahead of prepared requests', () => {
     ready.sweep(now + 100 + 2_001);
     expect(ready.tenantCount).toBe(0);
     ready.close();
+  });
+
+  it('an https origin gets one socket ahead until it is known to speak HTTP/1.1; an h2 one stays at one', async () => {
+    const server = await countingServer();
+    servers.push(server);
+    for (const alpn of ['h2', false] as const) {
+      // A connector that connects to the loopback server and reports what ALPN chose.
+      const connect: buildConnector.connector = (_opts, callback) => {
+        const socket = net.connect(server.port, '127.0.0.1', () => {
+          Object.defineProperty(socket, 'alpnProtocol', { value: alpn });
+          callback(null, socket);
+        });
+        socket.on('error', (err) => callback(err, null));
+      };
+      const ready = new ReadySockets(connect, { perOrigin: 4, idleMs: 1_000 });
+      const tenant = `ten_${alpn}`;
+      const origin = { protocol: 'https:', hostname: 'hooks.example.com', port: '' };
+      const before = server.connections.length;
+      const now = Date.now();
+      for (let i = 0; i < 6; i++) ready.expect(tenant, origin, now + 200, now);
+      await until(() => server.connections.length === before + 1, 'the first socket');
+      // Its protocol known, the next expected requests open more only for HTTP/1.1.
+      await until(() => ready.openingCount === 0, 'the first socket to connect');
+      ready.expect(tenant, origin, now + 200, now);
+      await until(() => ready.openingCount === 0, 'the opens to settle');
+      expect(server.connections.length - before).toBe(alpn === 'h2' ? 1 : 4);
+      ready.close();
+    }
   });
 });

@@ -8,8 +8,10 @@
 // paid every connect between its due instant and its requests (in the bench's first steady
 // second, connects were ~16 % of an engine's CPU). Sockets are opened through the same guarded
 // connector as any other, so the SSRF guard decides as usual; one nobody takes within `idleMs`
-// is closed.
+// is closed. An origin that answers over HTTP/2 carries a burst as streams on one connection:
+// for it (and for an https origin not yet seen) one socket is opened ahead, not one per request.
 import { isIP, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { buildConnector } from 'undici';
 
 /** Where a socket goes: what undici passes its connector for an origin, as a key. */
@@ -24,11 +26,13 @@ interface OriginState {
   live: number;
   opening: number;
   ready: { socket: Socket; timer: NodeJS.Timeout }[];
-  /** prepared requests not yet sent, by start time (ms): a burst shares a few start times */
+  /** prepared requests not yet sent, by start time (ms) */
   expected: Map<number, number>;
   /** their sum */
   expectedCount: number;
   prunedAt: number;
+  /** what the origin's last connection spoke: h2 (one socket is enough) or not; unknown before */
+  h2?: boolean;
 }
 
 /** An expected request not sent this long after its start no longer asks for a socket. */
@@ -48,13 +52,15 @@ function prune(state: OriginState, now: number): void {
   }
 }
 
-/** undici's servername for a host: the name, or '' for an IP address (core/util getServerName). */
-function serverNameOf(hostname: string): string {
-  return isIP(hostname) ? '' : hostname;
-}
-
+/**
+ * The key of a connection's destination: what undici passes its connector (hostname without
+ * brackets, port '' for the default), with the name a TLS connection is made for as
+ * buildConnector decides it (the given servername, else the host name, none for an IP address).
+ */
 function keyOf(o: { protocol: string; hostname: string; port: string; servername?: string | null }): string {
-  return `${o.protocol}//${o.hostname}:${o.port}/${o.servername ?? ''}`;
+  const hostname = o.hostname.startsWith('[') ? o.hostname.slice(1, -1) : o.hostname;
+  const servername = o.servername || (isIP(hostname) ? '' : hostname);
+  return `${o.protocol}//${hostname}:${o.port}/${servername}`;
 }
 
 export class ReadySockets {
@@ -88,33 +94,35 @@ export class ReadySockets {
    * the background, until the tenant has one for each such request (up to the per-origin cap).
    * Failures are ignored: the request connects (and reports) on its own.
    */
-  expect(tenantId: string, origin: OriginOf, startsAt: number, now = Date.now()): void {
-    const hostname = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
+  expect(tenantId: string, origin: OriginOf, startsAt: number, now: number): void {
+    // as undici's client passes them (client.js connect)
     const opts = {
       protocol: origin.protocol,
-      hostname,
+      hostname: origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname,
       host: origin.port ? `${origin.hostname}:${origin.port}` : origin.hostname,
       port: origin.port,
-      servername: serverNameOf(hostname),
     };
     const key = keyOf(opts);
     const state = this.state(tenantId, key);
     prune(state, now);
     state.expected.set(startsAt, (state.expected.get(startsAt) ?? 0) + 1);
     state.expectedCount++;
-    const missing = Math.min(this.options.perOrigin, state.expectedCount) - state.live - state.opening;
-    for (let i = 0; i < missing; i++) {
-      this.open(tenantId, key, opts, (err, socket) => {
-        if (err || !socket) return;
-        this.putReady(tenantId, key, socket);
-      });
+    const oneIsEnough = state.h2 === true || (state.h2 === undefined && origin.protocol === 'https:');
+    const wanted = Math.min(oneIsEnough ? 1 : this.options.perOrigin, state.expectedCount);
+    for (let missing = wanted - state.live - state.opening; missing > 0; missing--) {
+      try {
+        this.open(tenantId, key, opts, (err, socket) => {
+          if (!err && socket) this.putReady(tenantId, key, state, socket);
+        });
+      } catch {
+        return; // the request connects (and reports) on its own
+      }
     }
   }
 
   /** A prepared request to `origin` is being sent: it no longer needs a socket opened for it. */
   started(tenantId: string, origin: OriginOf, startsAt: number): void {
-    const hostname = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
-    const key = keyOf({ ...origin, hostname, servername: serverNameOf(hostname) });
+    const key = keyOf(origin);
     const state = this.tenants.get(tenantId)?.get(key);
     if (!state) return;
     const n = state.expected.get(startsAt);
@@ -155,16 +163,16 @@ export class ReadySockets {
     for (const tenantId of [...this.tenants.keys()]) this.forget(tenantId);
   }
 
+  /** sockets being opened, over every tenant and origin (tests) */
+  get openingCount(): number {
+    let n = 0;
+    for (const origins of this.tenants.values()) for (const state of origins.values()) n += state.opening;
+    return n;
+  }
+
   /** tenants with state kept (tests) */
   get tenantCount(): number {
     return this.tenants.size;
-  }
-
-  /** ready sockets of a tenant and origin key (tests) */
-  readyCount(tenantId: string): number {
-    let n = 0;
-    for (const state of this.tenants.get(tenantId)?.values() ?? []) n += state.ready.length;
-    return n;
   }
 
   private state(tenantId: string, key: string): OriginState {
@@ -190,10 +198,11 @@ export class ReadySockets {
   ): ReturnType<buildConnector.connector> {
     const state = this.state(tenantId, key);
     state.opening++;
-    return this.connect(opts, (err, socket) => {
+    const connected: buildConnector.Callback = (err, socket) => {
       state.opening--;
       if (socket) {
         state.live++;
+        state.h2 = (socket as TLSSocket).alpnProtocol === 'h2';
         socket.once('close', () => {
           state.live--;
           const i = state.ready.findIndex((r) => r.socket === socket);
@@ -202,12 +211,19 @@ export class ReadySockets {
         });
       } else this.dropIfUnused(tenantId, key, state);
       (callback as (err: Error | null, socket: Socket | null) => void)(err, socket);
-    });
+    };
+    try {
+      return this.connect(opts, connected);
+    } catch (err) {
+      state.opening--;
+      this.dropIfUnused(tenantId, key, state);
+      throw err;
+    }
   }
 
-  private putReady(tenantId: string, key: string, socket: Socket): void {
-    const state = this.tenants.get(tenantId)?.get(key);
-    if (!state || socket.destroyed) {
+  private putReady(tenantId: string, key: string, state: OriginState, socket: Socket): void {
+    // The tenant's pool was closed meanwhile (forget): nobody will take it.
+    if (this.tenants.get(tenantId)?.get(key) !== state || socket.destroyed) {
       socket.destroy();
       return;
     }
