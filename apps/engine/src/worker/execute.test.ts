@@ -123,35 +123,38 @@ describe('executeAttempt, a run claimed when due', () => {
 });
 
 describe('executeAttempt, runs claimed ahead waking together', () => {
-  it("the gate's check for all of them is sent before any is prepared", async () => {
-    // A gate that, like StartGate, queues each check and sends the batch from a setImmediate.
+  it("each run's check is sent before it is prepared", async () => {
+    // A gate that, like StartGate, queues the checks and sends what is queued from a setImmediate.
     const events: string[] = [];
-    let queued = 0;
+    let queue: string[] = [];
     const gate = {
       confirm: (run: ClaimedRun) =>
         new Promise<boolean>((resolve) => {
-          if (queued++ === 0) setImmediate(() => events.push(`sent ${queued}`));
+          if (!queue.length)
+            setImmediate(() => {
+              for (const id of queue) events.push(`sent ${id}`);
+              queue = [];
+            });
+          queue.push(run.id);
           setTimeout(resolve, Math.max(0, run.due_at.getTime() - Date.now()), true);
         }),
     };
     const handler: Handler = {
       type: 'http',
-      prepare: () => {
-        events.push('prepared');
+      prepare: (_target, _payload, ctx) => {
+        events.push(`prepared ${ctx.runId}`);
         return 'token';
       },
       execute: async () => ({ ok: true, durationMs: 0 }),
     };
     const deps: ExecuteDeps = { handlers: createHandlerRegistry([handler]), secrets, clock, gate };
     const due = Date.now() + 150;
-    const runs = [0, 1, 2, 3].map((i) => ({
-      ...runDueIn(0),
-      id: `run_${i}`,
-      due_at: new Date(due),
-      db_now: new Date(),
-    }));
+    const runs = [0, 1, 2, 3].map((i) => ({ ...runDueIn(0), id: `run_${i}`, due_at: new Date(due), db_now: new Date() }));
     const outcomes = await Promise.all(runs.map((run) => executeAttempt(deps, execution(run))));
     expect(outcomes.every((o) => o.ok)).toBe(true);
-    expect(events).toEqual(['sent 4', 'prepared', 'prepared', 'prepared', 'prepared']);
+    for (const { id } of runs) {
+      expect(events).toContain(`sent ${id}`);
+      expect(events.indexOf(`sent ${id}`), id).toBeLessThan(events.indexOf(`prepared ${id}`));
+    }
   });
 });
