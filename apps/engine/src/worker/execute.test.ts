@@ -149,7 +149,12 @@ describe('executeAttempt, runs claimed ahead waking together', () => {
     };
     const deps: ExecuteDeps = { handlers: createHandlerRegistry([handler]), secrets, clock, gate };
     const due = Date.now() + 150;
-    const runs = [0, 1, 2, 3].map((i) => ({ ...runDueIn(0), id: `run_${i}`, due_at: new Date(due), db_now: new Date() }));
+    const runs = [0, 1, 2, 3].map((i) => ({
+      ...runDueIn(0),
+      id: `run_${i}`,
+      due_at: new Date(due),
+      db_now: new Date(),
+    }));
     const outcomes = await Promise.all(runs.map((run) => executeAttempt(deps, execution(run))));
     expect(outcomes.every((o) => o.ok)).toBe(true);
     for (const { id } of runs) {
