@@ -22,7 +22,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ensureEmbeddedPostgres, findRepoRoot, packagedBinaries, readDbEnv, resolveDatabase } from '../src/index';
 
 const home = mkdtempSync(join(tmpdir(), 'belfry-embedded-'));
-const port = 55_000 + Math.floor(Math.random() * 5_000);
+// A port free now (the kernel's pick): a random one in 55000-59999 lies in Linux's ephemeral
+// range and was once in use by another program's connection (CI failure: "Port 56042 is in use").
+const port = await new Promise<number>((resolve, reject) => {
+  const probe = createServer();
+  probe.once('error', reject);
+  probe.listen(0, '127.0.0.1', () => {
+    const { port: free } = probe.address() as { port: number };
+    probe.close(() => resolve(free));
+  });
+});
 
 async function query(url: string, sql: string) {
   const c = new pg.Client({ connectionString: url });
