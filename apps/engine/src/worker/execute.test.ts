@@ -5,7 +5,8 @@ import type { ClaimedRun } from '@belfry/db';
 import { createHandlerRegistry, type Handler, type HandlerContext } from '@belfry/handlers';
 import { describe, expect, it } from 'vitest';
 import type { DbClock } from '../db-clock';
-import { type Execution, type ExecuteDeps, executeAttempt } from './execute';
+import { executionOf } from '../../test/support';
+import { type ExecuteDeps, executeAttempt } from './execute';
 import type { SigningSecrets } from './secrets';
 
 const clock = { now: () => Date.now(), uncertainty: 0 } as unknown as DbClock;
@@ -36,14 +37,7 @@ function runDueIn(ms: number, claimedAhead = true): ClaimedRun {
   };
 }
 
-const execution = (run: ClaimedRun): Execution => ({
-  run,
-  lane: 'push',
-  abort: new AbortController(),
-  reason: null,
-  finished: false,
-  done: Promise.resolve(),
-});
+const execution = (run: ClaimedRun) => executionOf(run);
 
 /** A handler that notes what it was asked when, and a gate that confirms `answer` when due. */
 function recording(options: { answer?: boolean; prepare?: 'token' | 'throws' | 'none' } = {}) {
