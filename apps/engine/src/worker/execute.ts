@@ -70,7 +70,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     wait > 0 && !execution.abort.signal.aborted
       ? await sleepUntilDue(wait, execution.abort.signal)
       : !execution.abort.signal.aborted;
-  let prepared: unknown;
+  let ahead: Ahead | undefined;
   if (started && gated && deps.gate) {
     // The last check goes out first; while it is answered (and the rest of the wait runs), the
     // handler does what it can before the due instant (an HTTP request built and signed), so
@@ -80,7 +80,7 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
     // The gate sends the checks of the runs that woke together from a setImmediate: yield to it
     // first, or the whole burst would be prepared before its check went out.
     await new Promise((resolve) => setImmediate(resolve));
-    prepared = await prepareAhead(deps, execution, signingSecrets);
+    ahead = await prepareAhead(deps, execution, signingSecrets);
     try {
       started = await confirming;
       // Cancelled or taken back while it waited: its outcome will be fenced out.
@@ -99,14 +99,14 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
   if (!handler) return notRun('invalid', `no handler for target type '${run.target.type}'`);
   let target: ClaimedRun['target'];
   try {
-    target = deps.secrets.revealTarget(run);
+    target = ahead?.target ?? deps.secrets.revealTarget(run);
   } catch (err) {
     // A key missing from the keyring (or a row moved between tenants): nothing is sent.
     return notRun('invalid', `the target's secrets cannot be opened: ${(err as Error).message}`);
   }
   try {
-    const ctx = contextOf(deps, execution, await signingSecrets);
-    if (prepared !== undefined) ctx.prepared = prepared;
+    const ctx = ahead?.ctx ?? contextOf(deps, execution, await signingSecrets);
+    if (ahead?.prepared !== undefined) ctx.prepared = ahead.prepared;
     return await handler.execute(target, run.payload, ctx);
   } catch (err) {
     // Handlers never throw by contract; a bug in one is a failed attempt, not a lost run.
@@ -130,22 +130,30 @@ function contextOf(deps: ExecuteDeps, execution: Execution, signingSecrets: stri
   };
 }
 
+/** What was done for a run before it was due: its target revealed, its context, what the handler prepared. */
+interface Ahead {
+  target: ClaimedRun['target'];
+  ctx: HandlerContext;
+  prepared: unknown;
+}
+
 /**
- * What the run's handler prepares before the run is due (Handler.prepare), or undefined: no
- * prepare, or anything that fails here (the target, the secrets), which the start then meets
- * and reports as usual.
+ * The run's target and context, and what its handler prepares before the run is due
+ * (Handler.prepare); undefined when its handler prepares nothing, or anything fails here (the
+ * target, the secrets, the handler), which the start then meets again and reports as usual.
  */
 async function prepareAhead(
   deps: ExecuteDeps,
   execution: Execution,
   signingSecrets: Promise<string[]>,
-): Promise<unknown> {
+): Promise<Ahead | undefined> {
   const { run } = execution;
   const handler = deps.handlers.get(run.target.type);
   if (!handler?.prepare) return undefined;
   try {
     const target = deps.secrets.revealTarget(run);
-    return await handler.prepare(target, run.payload, contextOf(deps, execution, await signingSecrets), run.due_at);
+    const ctx = contextOf(deps, execution, await signingSecrets);
+    return { target, ctx, prepared: await handler.prepare(target, run.payload, ctx, run.due_at) };
   } catch {
     return undefined;
   }

@@ -1,9 +1,11 @@
 // What a webhook request looks like on the wire (docs/webhooks.md): the body bytes, the
 // job's headers merged under Belfry's own, the Standard Webhooks signature over exactly
-// the bytes sent, and the redacted copy of the headers that is stored with the run.
+// the bytes sent, and the redacted copy of the headers that is stored with the run; a
+// PreparedRequest holds all of it for one attempt, built ahead of its start.
 // Pure: the HTTP handler does the sending.
 import { SECRET_MASK } from '../kind';
 import type { HandlerContext } from '../types';
+import type { CheckedUrl } from './checked-urls';
 import { webhookHeaders } from '../webhook-headers';
 import type { HttpMethod } from './schema';
 
@@ -120,4 +122,34 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
   const out: Record<string, string> = {};
   for (const name of Object.keys(headers)) out[name] = isSensitiveCached(name) ? REDACTED : (headers[name] as string);
   return out;
+}
+
+/** A request ready to send (HttpHandler.prepare): what build() made of the target. */
+export class PreparedRequest {
+  constructor(
+    readonly method: HttpMethod,
+    readonly url: CheckedUrl,
+    readonly headers: Record<string, string>,
+    /** the copy stored with the attempt */
+    readonly redactedHeaders: Record<string, string>,
+    readonly body: Buffer | null,
+    /** when the attempt starts (ms), as stamped */
+    readonly startMs: number,
+    private readonly attempt: Pick<HandlerContext, 'runId' | 'attempt'>,
+  ) {}
+
+  isFor(ctx: HandlerContext): boolean {
+    return ctx.runId === this.attempt.runId && ctx.attempt === this.attempt.attempt;
+  }
+}
+
+/** The headers were built but the request cannot be sent (signing failed, bad URL): the attempt
+ *  still records the headers it would have had. */
+export class UnsentRequestError extends Error {
+  constructor(
+    readonly error: Error,
+    readonly redactedHeaders: Record<string, string>,
+  ) {
+    super(error.message);
+  }
 }

@@ -6,16 +6,19 @@
 import { Agent, type Dispatcher } from 'undici';
 import { isRetryable, parseRetryAfter, type FailureKind } from '@belfry/core';
 import type { Handler, HandlerContext, HandlerOutcome } from '../types';
-import { checkTarget, createGuardedConnector, InvalidTargetError, type Resolver } from '../guard/ssrf-guard';
+import { createGuardedConnector, InvalidTargetError, type Resolver } from '../guard/ssrf-guard';
+import { CheckedUrls } from './checked-urls';
 import {
   buildHeaders,
   DEFAULT_USER_AGENT,
   encodeBody,
   HTTP_METHODS,
+  PreparedRequest,
   redactHeaders,
+  UnsentRequestError,
   type HttpMethod,
 } from './http-request';
-import { type OriginOf, ReadySockets } from './ready-sockets';
+import { ReadySockets } from './ready-sockets';
 import { TenantAgents } from './tenant-agents';
 import {
   DeliveryCancelledError,
@@ -58,51 +61,6 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 // setTimeout overflows (and fires at once) past 2^31-1 ms.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_LOCATION_CHARS = 200;
-// Parsed and vetted target URLs kept (see CheckedUrls); most jobs of a node call few URLs.
-const CHECKED_URLS_MAX = 4096;
-
-interface CheckedUrl extends OriginOf {
-  origin: string;
-  path: string;
-  host: string;
-}
-
-/**
- * The URL of each target, parsed and passed through the static SSRF check once rather than on
- * every delivery (the parse and the IP-literal check were ~2 % of a busy node's CPU). Only
- * URLs that passed are kept, and the check depends on nothing but the URL and the handler's
- * fixed allowPrivate; resolved addresses are still checked on every connect by the guard.
- * Cleared when full: a node calling more distinct URLs just parses more often.
- */
-class CheckedUrls {
-  private readonly urls = new Map<string, CheckedUrl>();
-
-  constructor(private readonly allowPrivate: boolean) {}
-
-  get(raw: string): CheckedUrl {
-    const hit = this.urls.get(raw);
-    if (hit) return hit;
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new InvalidTargetError(`invalid URL ${JSON.stringify(raw)}`);
-    }
-    checkTarget(url, { allowPrivate: this.allowPrivate });
-    const checked = {
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      host: url.host,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port,
-    };
-    if (this.urls.size >= CHECKED_URLS_MAX) this.urls.clear();
-    this.urls.set(raw, checked);
-    return checked;
-  }
-}
-
 /**
  * The delivery's own abort: the attempt's signal (cancel, lease lost, shutdown) and the
  * deadline both end the exchange through it. It listens on the attempt's signal itself
@@ -119,36 +77,6 @@ class DeliveryAbort extends AbortController {
 }
 
 type Result = Omit<HandlerOutcome, 'durationMs'>;
-
-/** A request ready to send (HttpHandler.prepare): what build() made of the target. */
-class PreparedRequest {
-  constructor(
-    readonly method: HttpMethod,
-    readonly url: CheckedUrl,
-    readonly headers: Record<string, string>,
-    /** the copy stored with the attempt */
-    readonly redactedHeaders: Record<string, string>,
-    readonly body: Buffer | null,
-    /** when the attempt starts (ms), as stamped */
-    readonly startMs: number,
-    private readonly attempt: Pick<HandlerContext, 'runId' | 'attempt'>,
-  ) {}
-
-  isFor(ctx: HandlerContext): boolean {
-    return ctx.runId === this.attempt.runId && ctx.attempt === this.attempt.attempt;
-  }
-}
-
-/** The headers were built but the request cannot be sent (signing failed, bad URL): the attempt
- *  still records the headers it would have had. */
-class UnsentRequestError extends Error {
-  constructor(
-    readonly error: Error,
-    readonly redactedHeaders: Record<string, string>,
-  ) {
-    super(error.message);
-  }
-}
 
 function failed(failure: FailureKind, error: string, extra: Partial<Result> = {}): Result {
   return { ok: false, failure, error, httpStatus: null, responseSnippet: null, retryAfterMs: null, ...extra };
