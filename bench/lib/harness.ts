@@ -122,7 +122,15 @@ export async function startEngines(url: string, count: number, env: Record<strin
     const prof = cpuProfArgs();
     const child = spawn(
       nodeBin,
-      [...prof, ...ENGINE_NODE_FLAGS, '--import', 'tsx', join(root, 'apps/engine/src/main.ts')],
+      [
+        ...prof,
+        ...ENGINE_NODE_FLAGS,
+        '--import',
+        'tsx',
+        '--import',
+        join(root, 'bench/lib/exit-with-bench.ts'),
+        join(root, 'apps/engine/src/main.ts'),
+      ],
       {
         cwd: root,
         env: childEnv({
@@ -134,7 +142,8 @@ export async function startEngines(url: string, count: number, env: Record<strin
           BELFRY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
           ...env,
         }),
-        stdio: ['ignore', 'pipe', 'inherit'],
+        // stdin: a pipe the node watches (exit-with-bench.ts)
+        stdio: ['pipe', 'pipe', 'inherit'],
       },
     );
     children.push(child);
