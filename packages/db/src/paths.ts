@@ -17,7 +17,7 @@ export function findRepoRoot(start: string = process.cwd()): string {
       }
     }
     const parent = dirname(dir);
-    if (parent === dir) return resolve(start);
+    if (parent === dir) return resolve(/* turbopackIgnore: true */ start);
     dir = parent;
   }
 }
