@@ -3,9 +3,13 @@
 // handler's own code (building, signing, redacting, the tenant pools, reading the answer) is
 // interpreted at first too: in the bench's steady runs, the first second's deliveries cost an
 // engine ~3× the CPU of a later second's, and that second's start lag was several times the
-// rest's. A few hundred requests through a real HttpHandler — prepared ahead and built at the
-// start, as deliveries are — to a server of its own on loopback, at start, pay that before any
-// run waits for it.
+// rest's. Requests through a real HttpHandler — prepared ahead and built at the start, as
+// deliveries are — to a server of its own on loopback, at start, pay that before any run waits
+// for it. 10,000 of them, not a few hundred: V8 optimizes code only once it has run hot for a
+// while, and 400 left the first three seconds of a 4,000/s steady load at p99 ~1.3 s (quick
+// steady 4,000/s, runs in turns, 2026-12-04: overall p99 851 / 750 / 926 ms with 400 requests,
+// 533 / 763 / 556 / 752 / 979 / 612 with 4,000, 488 / 582 / 577 with 10,000; the third second's
+// p99 ~1,330 ms with 400, ~400–480 with 10,000). They take ~0.5–1 s of a starting node's CPU.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateSigningSecret } from '@belfry/core';
@@ -21,7 +25,7 @@ const TENANTS = 4;
  * Sends `requests` POSTs through an HttpHandler to a throwaway loopback server, `CONCURRENCY` at
  * a time, and closes both; resolves with the number answered with success.
  */
-export async function warmHttpClient(requests = 400): Promise<number> {
+export async function warmHttpClient(requests = 10_000): Promise<number> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.end('{"ok":true}'));
