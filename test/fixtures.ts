@@ -157,6 +157,21 @@ export async function insertClaimedAheadRun(
   return { jobId: job.id, runId };
 }
 
+/**
+ * The leases of claimed runs run out (their worker died, or stopped heartbeating): the run's own
+ * lease and the copy in running_runs by which the reaper knows which runs to look at.
+ */
+export async function expireLeases(pool: pg.Pool, runIds: string[]): Promise<void> {
+  await pool.query(
+    `WITH r AS (
+       UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1) RETURNING id, scheduled_time
+     )
+     UPDATE running_runs x SET leased_until = now() - interval '1 second'
+       FROM r WHERE x.run_id = r.id AND x.scheduled_time = r.scheduled_time`,
+    [runIds],
+  );
+}
+
 export interface Delivery {
   at: number;
   method: string;

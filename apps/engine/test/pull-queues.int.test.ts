@@ -5,6 +5,7 @@
 // and tenants are enforced; a one-off pull job completes once its run has finished.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type QueueClient, queuedMessages } from '@belfry/db';
+import { expireLeases } from '../../../test/fixtures';
 import { startTestServer, type TestServer } from '../../../test/rest-server';
 import { startEngineNode } from '../../../test/engine-nodes';
 import { createLogger } from '../src/logger';
@@ -219,9 +220,7 @@ describe('pull queues over REST', () => {
     const run = await trigger(job.id);
     const [first] = (await claim('lease', { leaseSeconds: 5, worker: 'dies-1' })).body.data;
     // The worker dies: its lease runs out without a heartbeat.
-    await server.db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [
-      run.id,
-    ]);
+    await expireLeases(server.db.pool, [run.id]);
     expect((await call('POST', `/api/v1/runs/${run.id}/heartbeat`, { leaseToken: first.leaseToken })).status).toBe(409);
     expect(await reaper.reapOnce()).toBe(1);
     const waiting = await call('GET', `/api/v1/runs/${run.id}`);
@@ -238,9 +237,7 @@ describe('pull queues over REST', () => {
         .status,
     ).toBe(409);
 
-    await server.db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [
-      run.id,
-    ]);
+    await expireLeases(server.db.pool, [run.id]);
     expect(await reaper.reapOnce()).toBe(1);
     const dead = await call('GET', `/api/v1/runs/${run.id}`);
     expect(dead.body).toMatchObject({ status: 'dead', attempt: 2 });

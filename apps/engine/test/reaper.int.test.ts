@@ -4,7 +4,7 @@
 import { newId } from '@belfry/core';
 import { claimRuns, insertScheduledRuns, type QueueClient, queuedMessages } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertJob, insertTenant } from '../../../test/fixtures';
+import { expireLeases, insertJob, insertTenant } from '../../../test/fixtures';
 import { createLogger } from '../src/logger';
 import { Reaper } from '../src/maintenance/reaper';
 import { dbNow, createQueueTestDatabase, type QueueTestDatabase } from './support';
@@ -56,7 +56,7 @@ describe('reaper', () => {
   const claimAndDie = async (run: { id: string; scheduled_time: Date }, workerId: string) => {
     const [claimed] = await claimRuns(db.pool, workerId, 30_000, [run.id], [run.scheduled_time]);
     expect(claimed?.id).toBe(run.id);
-    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [run.id]);
+    await expireLeases(db.pool, [run.id]);
     return claimed!;
   };
 

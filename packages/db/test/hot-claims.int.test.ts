@@ -7,13 +7,14 @@ import {
   dropTestDatabase,
   type TestDatabase,
 } from '../../../test/db';
-import { insertJob, insertTenant } from '../../../test/fixtures';
+import { expireLeases, insertJob, insertTenant } from '../../../test/fixtures';
 import {
   cancelClaimedAheadRuns,
   claimPullRuns,
   claimRuns,
   completeAttempts,
   confirmRunStarts,
+  extendPullLease,
   extendRunLeases,
   failExpiredRuns,
   finishPullAttempt,
@@ -151,7 +152,7 @@ describe('claims as HOT updates', () => {
 
     const byReaper = await pendingRun();
     await claimRuns(db.pool, WORKER, 30_000, [byReaper.id], [byReaper.scheduled_time]);
-    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [byReaper.id]);
+    await expireLeases(db.pool, [byReaper.id]);
     const moved = await withTransaction(db.pool, async (tx) => {
       const expired = await selectExpiredRuns(tx, 100);
       expect(expired.map((r) => r.id)).toContain(byReaper.id);
@@ -184,9 +185,7 @@ describe('claims as HOT updates', () => {
       [running.scheduled_time, retrying.scheduled_time],
     );
     // both leases expired; one run has since moved to a retry wait without unlisting itself
-    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [
-      [running.id, retrying.id],
-    ]);
+    await expireLeases(db.pool, [running.id, retrying.id]);
     await db.pool.query(
       `UPDATE runs SET status = 'failed', next_attempt_at = now() + interval '1 hour' WHERE id = $1`,
       [retrying.id],
@@ -194,6 +193,57 @@ describe('claims as HOT updates', () => {
     const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
     expect(found.map((r) => r.id)).toContain(running.id);
     expect(found.map((r) => r.id)).not.toContain(retrying.id);
+  });
+
+  it('the reaper looks only at runs whose claimed lease has passed; a lease only moves later', async () => {
+    const renewed = await pendingRun();
+    const old = await pendingRun();
+    const claimed = await claimRuns(
+      db.pool,
+      WORKER,
+      30_000,
+      [renewed.id, old.id],
+      [renewed.scheduled_time, old.scheduled_time],
+    );
+    const leases = await db.pool.query<{ run_id: string; leased_until: Date; lease_expires_at: Date }>(
+      `SELECT x.run_id, x.leased_until, r.lease_expires_at
+         FROM running_runs x JOIN runs r ON r.id = x.run_id AND r.scheduled_time = x.scheduled_time
+        WHERE x.run_id = ANY($1)`,
+      [claimed.map((c) => c.id)],
+    );
+    // the claim's lease, copied
+    for (const l of leases.rows) expect(l.leased_until).toEqual(l.lease_expires_at);
+    // A heartbeat moves the run's lease later: the claim's has passed, the run's has not.
+    await db.pool.query(`UPDATE running_runs SET leased_until = now() - interval '1 second' WHERE run_id = $1`, [
+      renewed.id,
+    ]);
+    expect(
+      await extendRunLeases(db.pool, WORKER, 30_000, [
+        { id: renewed.id, scheduledTime: renewed.scheduled_time, attempt: 1 },
+      ]),
+    ).toEqual(new Set([renewed.id]));
+    // A row of an earlier version has no lease: always looked at.
+    await db.pool.query(`UPDATE running_runs SET leased_until = NULL WHERE run_id = $1`, [old.id]);
+    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [old.id]);
+    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+    expect(found.map((r) => r.id)).toContain(old.id);
+    expect(found.map((r) => r.id)).not.toContain(renewed.id);
+  });
+
+  it("a pull worker's heartbeat that asks for a shorter lease lowers the reaper's copy, never raises it", async () => {
+    const run = await pendingRun();
+    const [pulled] = await claimPullRuns(db.pool, 'pull-short', 60_000, [run.id], [run.scheduled_time]);
+    expect(pulled?.id).toBe(run.id);
+    const lease = { runId: run.id, scheduledTime: run.scheduled_time, tenantId, attempt: 1, worker: 'pull-short' };
+    const copy = async () =>
+      (await db.pool.query<{ leased_until: Date }>('SELECT leased_until FROM running_runs WHERE run_id = $1', [run.id]))
+        .rows[0]?.leased_until;
+    const shorter = await extendPullLease(db.pool, lease, 1_000);
+    expect(shorter).not.toBeNull();
+    expect(await copy()).toEqual(shorter);
+    const longer = await extendPullLease(db.pool, lease, 120_000);
+    expect(longer!.getTime()).toBeGreaterThan(shorter!.getTime());
+    expect(await copy()).toEqual(shorter);
   });
 
   it("a pull worker's reports and a cancel of runs claimed ahead unlist their runs", async () => {
@@ -246,10 +296,18 @@ describe('claims as HOT updates', () => {
     // enders that did not unlist: a cancel (finished) and a move to a retry wait (still open)
     await db.pool.query(`UPDATE runs SET status = 'cancelled', finished_at = now() WHERE id = $1`, [finished.id]);
     await db.pool.query(`UPDATE runs SET status = 'failed', next_attempt_at = now() WHERE id = $1`, [waiting.id]);
-    // a row whose run is gone (history trimmed)
+    // a row whose run is gone (history trimmed), left by an earlier version (no lease)
     await db.pool.query(`INSERT INTO running_runs (run_id, scheduled_time) VALUES ('run_gone', now())`);
 
-    expect(await sweepRunningRuns(db.pool, 1000)).toBeGreaterThanOrEqual(2);
+    // the finished run's lease has not passed: its row waits for a later sweep
+    expect(await sweepRunningRuns(db.pool, 1000)).toBeGreaterThanOrEqual(1);
+    expect(await listed('run_gone')).toBe(false);
+    expect(await listed(finished.id)).toBe(true);
+    await expireLeases(
+      db.pool,
+      runs.map((r) => r.id),
+    );
+    expect(await sweepRunningRuns(db.pool, 1000)).toBeGreaterThanOrEqual(1);
     expect(await listed(finished.id)).toBe(false);
     expect(await listed('run_gone')).toBe(false);
     expect(await listed(waiting.id)).toBe(true);
@@ -259,6 +317,70 @@ describe('claims as HOT updates', () => {
     const [again] = await claimRuns(db.pool, WORKER, 30_000, [waiting.id], [waiting.scheduled_time]);
     expect(again?.attempt).toBe(2);
     expect(await listed(waiting.id)).toBe(true);
+  });
+});
+
+describe('the reaper on a day partition filled after its statistics', () => {
+  let db: TestDatabase;
+  let tenantId: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    tenantId = (await insertTenant(db.pool)).id;
+  });
+  afterAll(() => db.destroy());
+
+  it("the scan and the sweep probe runs by key, never reading a day's partition analyzed before its runs", async () => {
+    await db.pool.query('ANALYZE runs');
+    // a herd's worth of finished runs in the partition of its day, after its statistics
+    const base = new Date(Math.floor(Date.now() / 1000) * 1000 - 30_000);
+    await db.pool.query(
+      `INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, trigger, attempt, finished_at)
+       SELECT 'run_scan_' || g, $1, 'job_scan_' || g, $2, 'succeeded', 'schedule', 1, now()
+         FROM generate_series(1, 20000) g`,
+      [tenantId, base],
+    );
+    const { rows: day } = await db.pool.query<{ oid: number }>(
+      `SELECT tableoid::int AS oid FROM runs WHERE id = 'run_scan_1' AND scheduled_time = $1`,
+      [base],
+    );
+    const job = await insertJob(db.pool, tenantId, {
+      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
+      url: 'http://127.0.0.1:9/hook',
+      partitions: db.partitions,
+    });
+    const at = new Date(base.getTime() + 1_000);
+    const [inFlight] = await insertScheduledRuns(db.pool, [
+      {
+        id: newId('run', at),
+        tenantId,
+        jobId: job.id,
+        scheduledTime: at,
+        status: 'pending',
+        skipReason: null,
+        priority: 'normal',
+      },
+    ]);
+    await claimRuns(db.pool, WORKER, 30_000, [inFlight!.id], [at]);
+    // sequential scans of that partition in one transaction of a new connection (its pending
+    // counts are this transaction's alone; empty partitions may be read so, at no cost)
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    let scans: string | undefined;
+    try {
+      await client.query('BEGIN');
+      expect((await selectExpiredRuns(client, 100)).map((r) => r.id)).not.toContain(inFlight!.id);
+      await sweepRunningRuns(client, 100);
+      const { rows } = await client.query<{ scans: string }>(
+        'SELECT pg_stat_get_xact_numscans($1::oid)::text AS scans',
+        [day[0]?.oid],
+      );
+      scans = rows[0]?.scans;
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    expect(scans).toBe('0');
+    expect((await db.pool.query('SELECT 1 FROM running_runs WHERE run_id = $1', [inFlight!.id])).rowCount).toBe(1);
   });
 });
 

@@ -10,7 +10,7 @@ import {
   dropTestDatabase,
   type TestDatabase,
 } from '../../../test/db';
-import { insertJob, insertTenant } from '../../../test/fixtures';
+import { expireLeases, insertJob, insertTenant } from '../../../test/fixtures';
 import {
   type AttemptOutcome,
   cancelClaimedAheadRuns,
@@ -148,9 +148,7 @@ describe('open runs listed in open_runs', () => {
     const jobId = await newJob();
     const [dead, retry] = [await scheduledRun(jobId, -2), await scheduledRun(jobId, -1)];
     await claimRuns(db.pool, WORKER, 30_000, [dead.id, retry.id], [dead.scheduled_time, retry.scheduled_time]);
-    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [
-      [dead.id, retry.id],
-    ]);
+    await expireLeases(db.pool, [dead.id, retry.id]);
     await withTransaction(db.pool, async (tx) => {
       const expired = await selectExpiredRuns(tx, 100);
       expect(expired.map((r) => r.id)).toEqual(expect.arrayContaining([dead.id, retry.id]));

@@ -60,9 +60,10 @@ export async function claimPullRuns(
                  r.attempt_started_at,
                  COALESCE(r.due_at, r.scheduled_time) AS due_at, j.payload
      ), listed AS (
-       -- where the reaper finds running runs (claim-runs.ts, migration 20261202000000)
-       INSERT INTO running_runs (run_id, scheduled_time) SELECT id, scheduled_time FROM claimed
-       ON CONFLICT DO NOTHING
+       -- where the reaper finds running runs, with their lease (claim-runs.ts)
+       INSERT INTO running_runs (run_id, scheduled_time, leased_until)
+       SELECT id, scheduled_time, lease_expires_at FROM claimed
+       ON CONFLICT (run_id, scheduled_time) DO UPDATE SET leased_until = EXCLUDED.leased_until
      )
      SELECT * FROM claimed ORDER BY scheduled_time, id`,
     [worker, leaseMs, ids, times, distinctTimes(times)],

@@ -120,10 +120,12 @@ export async function claimRuns(
        RETURNING r.id, r.scheduled_time, COALESCE(r.due_at, r.scheduled_time) AS due_at, r.tenant_id, r.job_id,
                  r.attempt, r.trigger, r.priority, r.next_attempt_at
      ), listed AS (
-       -- the reaper finds running runs here (migration 20261202000000); a row an ender left
-       -- behind (a retry of this run) is already there
-       INSERT INTO running_runs (run_id, scheduled_time) SELECT id, scheduled_time FROM claimed
-       ON CONFLICT DO NOTHING
+       -- the reaper finds running runs here (migration 20261202000000), with the lease this
+       -- claim gave (the same now(): one transaction; 20261204230000); a row an ender left
+       -- behind (a retry of this run) is already there and gets this attempt's lease
+       INSERT INTO running_runs (run_id, scheduled_time, leased_until)
+       SELECT id, scheduled_time, now() + make_interval(secs => $2::float8 / 1000) FROM claimed
+       ON CONFLICT (run_id, scheduled_time) DO UPDATE SET leased_until = EXCLUDED.leased_until
      )
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now

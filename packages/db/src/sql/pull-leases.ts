@@ -22,15 +22,23 @@ export interface PullLease {
  * attempt's start. Answers the new expiry, or null when the lease is no longer held.
  */
 export async function extendPullLease(db: Queryable, lease: PullLease, leaseMs: number): Promise<Date | null> {
+  // A heartbeat asking for less than the claim gave moves the lease earlier: running_runs's copy
+  // (where the reaper looks, claim-runs.ts) follows, or the reaper would wait for the claim's.
   const { rows } = await db.query<{ lease_expires_at: Date }>(
-    `UPDATE runs r
-        SET lease_expires_at = LEAST(now() + make_interval(secs => $6::float8 / 1000),
-                                     r.attempt_started_at + make_interval(secs => j.timeout_seconds))
-       FROM jobs j
-      WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
-        AND r.status = 'running' AND r.lease_expires_at > now()
-        AND j.id = r.job_id
-      RETURNING r.lease_expires_at`,
+    `WITH extended AS (
+       UPDATE runs r
+          SET lease_expires_at = LEAST(now() + make_interval(secs => $6::float8 / 1000),
+                                       r.attempt_started_at + make_interval(secs => j.timeout_seconds))
+         FROM jobs j
+        WHERE r.id = $1 AND r.scheduled_time = $2 AND r.tenant_id = $3 AND r.attempt = $4 AND r.worker_id = $5
+          AND r.status = 'running' AND r.lease_expires_at > now()
+          AND j.id = r.job_id
+        RETURNING r.lease_expires_at
+     ), lowered AS (
+       UPDATE running_runs x SET leased_until = e.lease_expires_at FROM extended e
+        WHERE x.run_id = $1 AND x.scheduled_time = $2 AND x.leased_until > e.lease_expires_at
+     )
+     SELECT lease_expires_at FROM extended`,
     [lease.runId, lease.scheduledTime, lease.tenantId, lease.attempt, lease.worker, leaseMs],
   );
   return rows[0]?.lease_expires_at ?? null;

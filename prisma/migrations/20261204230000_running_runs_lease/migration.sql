@@ -1,0 +1,12 @@
+-- The reaper's scan for expired leases probed the run of every row of running_runs, every pass
+-- (2 s) on every node — and, planned against a day's partition last analyzed before its runs
+-- existed, read that partition whole instead (a hash join): ~40 ms and ~2,300 shared buffers a
+-- scan in a 100K herd, for no expired lease at all (auto_explain and pg_stat_statements, PostgreSQL
+-- 18.4; with the sweep, ~5 % of PostgreSQL's statement time in the herd).
+--
+-- A row now carries the lease its claim gave the run. A lease is only ever moved later (an
+-- engine's heartbeat renews it from now by the same length; a pull worker's heartbeat that asks
+-- for a shorter one lowers this too, pull-leases.ts), so a run whose row's lease has not passed
+-- cannot have an expired lease: the scan probes only the others. NULL (a row of the previous
+-- version) is always probed.
+ALTER TABLE running_runs ADD COLUMN leased_until timestamptz;
