@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type KneePlan, type KneeStep, kneeBounds, nextKneeRate, stepHolds } from './knee';
+import { failedText, type KneePlan, type KneeStep, kneeBounds, nextKneeRate, stepHolds } from './knee';
 
 const plan: KneePlan = { ladderStep: 1000, resolution: 250, maxSteps: 6, p99LimitMs: 1000 };
 
@@ -59,5 +59,17 @@ describe('a step holds', () => {
     expect(stepHolds({ ...ok, missing: 1, delivered: 119_999 }, 1000)).toBe(false);
     expect(stepHolds({ ...ok, delivered: 119_999 }, 1000)).toBe(false);
     expect(stepHolds({ ...ok, p99: null }, 1000)).toBe(false);
+  });
+});
+
+describe('failed attempts in the report', () => {
+  it('lists each error with its count, in the order given', () => {
+    expect(
+      failedText([
+        { error: 'connect ECONNREFUSED 127.0.0.1:9', count: 12 },
+        { error: 'failed', count: 1 },
+      ]),
+    ).toBe('connect ECONNREFUSED 127.0.0.1:9 ×12; failed ×1');
+    expect(failedText([])).toBe('');
   });
 });

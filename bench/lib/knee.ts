@@ -54,3 +54,8 @@ export function nextKneeRate(steps: KneeStep[], plan: KneePlan): number | null {
   if (rate <= low || rate >= fail || steps.some((s) => s.rate === rate)) return null;
   return rate;
 }
+
+/** attempts that did not succeed, by error, as "<error> ×n; ..." (most frequent first) */
+export function failedText(failed: { error: string; count: number }[]): string {
+  return failed.map((f) => `${f.error} ×${f.count}`).join('; ');
+}

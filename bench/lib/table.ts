@@ -12,6 +12,7 @@ import type { SteadyResult } from '../scenarios/steady';
 import type { KneeResult } from '../scenarios/knee';
 import type { Sizing } from './sizing';
 import { type PeerComparison, type PeerResult, peerRows } from '../peers/report';
+import { failedText } from './knee';
 import { fmt } from './stats';
 
 /** What the scenarios that ran measured; unset: the scenario did not run. */
@@ -106,6 +107,7 @@ export function summaryRows(f: BenchFigures): string[][] {
     add('start lag p50/p95/p99/max', lagText(steady.lag, 'p50', 'p95', 'p99', 'max'), 'p99 ≤ 250 ms');
     add('start lag p50/p99 after the first 10 s', lagText(steady.lagAfterWarmup, 'p50', 'p99'));
     exactlyOnce(add, steady);
+    if (steady.failedAttempts.length) add('attempts failed, by error', failedText(steady.failedAttempts));
     const t = steady.trend;
     add('p99 first vs last 10 s', `${fmt(t[0]?.p99)} → ${fmt(t.at(-1)?.p99)}`, 'no drift');
   }
@@ -116,6 +118,7 @@ export function summaryRows(f: BenchFigures): string[][] {
         `${s.rate}/s: delivered, p50/p99 (after 10 s)`,
         `${s.delivered} / ${s.expected}, ${lagText(s.lag, 'p50', 'p99')} (${lagText(s.lagAfterWarmup, 'p50', 'p99')}) ${s.holds ? 'holds' : 'FAILS'}`,
       );
+      if (s.failedAttempts.length) add(`${s.rate}/s: attempts failed, by error`, failedText(s.failedAttempts));
     }
     add(
       `highest rate held ${knee.parameters.seconds} s, p99 ≤ 1 s`,

@@ -5,7 +5,7 @@
 // sink, so a step that fell behind leaves no backlog, dead rows or queue to the next. Rates go
 // up a ladder until one fails, then bisect between the highest pass and the lowest fail
 // (bench/lib/knee.ts).
-import { type KneePlan, type KneeStep, kneeBounds, nextKneeRate, stepHolds } from '../lib/knee';
+import { failedText, type KneePlan, type KneeStep, kneeBounds, nextKneeRate, stepHolds } from '../lib/knee';
 import type { Summary } from '../lib/stats';
 import { runSteady } from './steady';
 
@@ -16,6 +16,8 @@ export interface KneeStepResult extends KneeStep {
   duplicates: number;
   lag: Summary;
   lagAfterWarmup: Summary;
+  /** attempts that did not succeed, by error (SteadyResult) */
+  failedAttempts: { error: string; count: number }[];
   /** wall-clock time of the step, set-up and tear-down included */
   stepSeconds: number;
 }
@@ -49,11 +51,12 @@ export async function runKnee(
       duplicates: s.duplicates,
       lag: s.lag,
       lagAfterWarmup: s.lagAfterWarmup,
+      failedAttempts: s.failedAttempts,
       stepSeconds: Math.round((Date.now() - t0) / 1000),
     };
     steps.push(step);
     log(
-      `knee: ${rate}/s for ${o.seconds} s: ${step.delivered}/${step.expected} delivered, p50/p99 ${s.lag.p50}/${s.lag.p99} ms (after 10 s ${s.lagAfterWarmup.p50}/${s.lagAfterWarmup.p99}) — ${step.holds ? 'holds' : 'does not hold'}`,
+      `knee: ${rate}/s for ${o.seconds} s: ${step.delivered}/${step.expected} delivered, p50/p99 ${s.lag.p50}/${s.lag.p99} ms (after 10 s ${s.lagAfterWarmup.p50}/${s.lagAfterWarmup.p99}) — ${step.holds ? 'holds' : 'does not hold'}${s.failedAttempts.length ? `; attempts failed: ${failedText(s.failedAttempts)}` : ''}`,
     );
   }
   const { pass, fail } = kneeBounds(steps);

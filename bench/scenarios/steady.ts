@@ -7,6 +7,11 @@ import { steadyFigures, type SteadyFigures, waitForWindow } from '../lib/figures
 
 export interface SteadyResult extends SteadyFigures {
   parameters: Record<string, unknown>;
+  /**
+   * attempts that did not succeed, by their recorded error (the five most frequent): why an
+   * occurrence arrived only on a later attempt, read from run_attempts before the database goes
+   */
+  failedAttempts: { error: string; count: number }[];
 }
 
 export async function runSteady(o: {
@@ -52,6 +57,11 @@ export async function runSteady(o: {
     );
     const end = start + o.seconds * 1000;
     await waitForWindow(sink.records, { start, end, expected: o.perSecond * o.seconds });
+    const { rows: failedAttempts } = await db.pool.query<{ error: string; count: number }>(
+      `SELECT left(COALESCE(error, status::text), 200) AS error, count(*)::int AS count
+         FROM run_attempts WHERE status <> 'succeeded'
+        GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
+    );
     return {
       parameters: {
         perSecond: o.perSecond,
@@ -61,6 +71,7 @@ export async function runSteady(o: {
         mix: '50% interval 1 s, 50% cron "* * * * * *"',
       },
       ...steadyFigures(sink.records, { start, seconds: o.seconds, perSecond: o.perSecond }),
+      failedAttempts,
     };
   } finally {
     await engines.stop();
