@@ -66,7 +66,9 @@ function recording(options: { answer?: boolean; prepare?: 'token' | 'throws' | '
     gate: {
       confirm: async (run) => {
         seen.checkAt = Date.now();
-        await new Promise((r) => setTimeout(r, Math.max(0, run.due_at.getTime() - Date.now())));
+        // + 1, as the real gate waits (start-gate.ts): a timer may fire up to a millisecond
+        // before Date.now() reaches its end, and a run must never start before it is due
+        await new Promise((r) => setTimeout(r, Math.max(0, run.due_at.getTime() - Date.now()) + 1));
         return options.answer ?? true;
       },
     },
