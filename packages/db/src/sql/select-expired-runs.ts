@@ -42,24 +42,26 @@ export interface ExpiredRunOptions {
   containerHoldSeconds?: number;
 }
 
-/** the rows of running_runs whose run's lease may have expired (see above), as `x` */
-const LEASE_PASSED = 'running_runs x WHERE x.leased_until IS NULL OR x.leased_until < now()';
-
 export async function selectExpiredRuns(
   tx: Queryable,
   limit: number,
   options: ExpiredRunOptions = {},
 ): Promise<ExpiredRun[]> {
   const { rows } = await tx.query<ExpiredRun>(
-    `SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
+    `WITH passed AS MATERIALIZED (
+       -- the rows whose run's lease may have expired (see above), read once for both arrays
+       SELECT x.run_id, x.scheduled_time FROM running_runs x
+        WHERE x.leased_until IS NULL OR x.leased_until < now()
+     )
+     SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
             j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
             j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
             n.stats->'containers'->>'engineId' AS worker_docker_engine, now() AS db_now
        FROM runs r
        JOIN jobs j ON j.id = r.job_id
        LEFT JOIN engine_nodes n ON n.id = r.worker_id AND j.target->>'type' = 'container'
-      WHERE r.id = ANY (ARRAY(SELECT x.run_id FROM ${LEASE_PASSED}))
-        AND r.scheduled_time = ANY (ARRAY(SELECT DISTINCT x.scheduled_time FROM ${LEASE_PASSED}))
+      WHERE r.id = ANY (ARRAY(SELECT p.run_id FROM passed p))
+        AND r.scheduled_time = ANY (ARRAY(SELECT DISTINCT p.scheduled_time FROM passed p))
         AND r.status = 'running' AND r.lease_expires_at < now()
         AND (j.target->>'type' IS DISTINCT FROM 'container'
              OR r.lease_expires_at < now() - make_interval(secs => j.timeout_seconds + $3::int)
