@@ -22,6 +22,8 @@ export interface BenchArgs {
     create: number;
     /** jitterSeconds of the herd-jitter scenario's jobs */
     herdJitter: number;
+    /** seconds from moving a herd (herd, herd-jitter, fairness) to its due time (HerdOptions.leadSeconds) */
+    herdLead: number;
     /** knee scenario: seconds each rate is held, the ladder's step (/s), at most this many steps */
     kneeSeconds: number;
     kneeStep: number;
@@ -99,6 +101,7 @@ export function parseArgs(args: string[]): BenchArgs {
       pull: numberArg('pull', 20_000),
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
+      herdLead: numberArg('herd-lead', 12),
       kneeSeconds: numberArg('knee-seconds', base.kneeSeconds),
       kneeStep: numberArg('knee-step', 1000),
       kneeSteps: numberArg('knee-steps', base.kneeSteps),

@@ -38,7 +38,7 @@ export async function runBelfryScenarios(
 
   if (want('herd')) {
     log(`herd: ${P.herd} jobs, 20 tenants, 2 engine nodes`);
-    herd = await runHerd({ count: P.herd, tenants: 20, engines: 2, label: 'herd' });
+    herd = await runHerd({ count: P.herd, tenants: 20, engines: 2, label: 'herd', leadSeconds: P.herdLead });
     const { points, lags, ...rest } = herd;
     results.herd = rest;
     writeFileSync(
@@ -58,6 +58,7 @@ export async function runBelfryScenarios(
       tenants: 20,
       engines: 2,
       label: 'herd-jitter',
+      leadSeconds: P.herdLead,
       jitterSeconds: P.herdJitter,
     });
     const { points, lags, ...rest } = herdJitter;
@@ -156,6 +157,7 @@ export async function runBelfryScenarios(
       skew: { big: P.fairBig, small: P.fairSmall },
       engines: 2,
       label: 'fairness',
+      leadSeconds: P.herdLead,
     });
     results.fairness = fairnessSummary(fair);
     writeFileSync(
@@ -170,6 +172,7 @@ export async function runBelfryScenarios(
       hangBig: true,
       engines: 2,
       label: 'fairness-hang',
+      leadSeconds: P.herdLead,
     });
     results.fairnessHang = fairnessSummary(fairHang);
   }

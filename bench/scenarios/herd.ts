@@ -21,6 +21,14 @@ export interface HerdOptions {
   label: string;
   /** every job gets this jitterSeconds; start lag is then measured from each run's dueAt */
   jitterSeconds?: number;
+  /**
+   * seconds between moving the herd to its due time and that due time. At least the scheduler's
+   * lookahead (10.5 s) is a herd as it comes in production — jobs that exist long before their
+   * common due time, materialized from lookahead before it — and as the peers get it (their jobs
+   * are all enqueued before the due time). Less leaves part of the materializing after the due
+   * time, competing with the deliveries.
+   */
+  leadSeconds: number;
 }
 
 export interface HerdResult {
@@ -104,8 +112,8 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     );
     const idleCores = await meters.idle(2_000);
 
-    // Everything becomes due in the same second, a few seconds from now.
-    const due = new Date(Math.ceil((Date.now() + 6_000) / 1000) * 1000);
+    // Everything becomes due in the same second, leadSeconds from now.
+    const due = new Date(Math.ceil((Date.now() + o.leadSeconds * 1000) / 1000) * 1000);
     await db.pool.query('UPDATE jobs SET run_at = $1, next_run_at = $1, jitter_seconds = $2', [
       due,
       o.jitterSeconds ?? 0,
@@ -194,6 +202,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         hangBig: o.hangBig ?? false,
         bigTenant: o.skew ? tenants[0] : null,
         dueAt: due.toISOString(),
+        leadSeconds: o.leadSeconds,
         jitterSeconds: jitter,
         lagFrom: jitter ? "each run's dueAt" : 'the scheduled time',
       },
