@@ -59,6 +59,9 @@ export async function runBelfryScenarios(
       engines: 2,
       label: 'herd-jitter',
       leadSeconds: P.herdLead,
+      // The engine's default: a jittered herd keeps ~1,700 runs a second claimed up to 500 ms
+      // ahead, waiting in their slots; 400 slots per node were full of them (README.md).
+      workerConcurrency: 1000,
       jitterSeconds: P.herdJitter,
     });
     const { points, lags, ...rest } = herdJitter;

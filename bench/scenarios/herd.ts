@@ -29,6 +29,11 @@ export interface HerdOptions {
    * time, competing with the deliveries.
    */
   leadSeconds: number;
+  /**
+   * each engine node's BELFRY_WORKER_CONCURRENCY (default 400, the herd's; the engine's own
+   * default is 1000). Runs claimed ahead wait in their slots until due (up to 500 ms).
+   */
+  workerConcurrency?: number;
 }
 
 export interface HerdResult {
@@ -58,7 +63,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
   const sink = await startSink();
   const engines = await startEngines(db.url, o.engines, {
     BELFRY_TENANT_CONCURRENCY: '100',
-    BELFRY_WORKER_CONCURRENCY: '400',
+    BELFRY_WORKER_CONCURRENCY: String(o.workerConcurrency ?? 400),
   });
   try {
     const tenants = Array.from({ length: o.tenants }, () => newId('ten'));
@@ -203,6 +208,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         bigTenant: o.skew ? tenants[0] : null,
         dueAt: due.toISOString(),
         leadSeconds: o.leadSeconds,
+        workerConcurrency: o.workerConcurrency ?? 400,
         jitterSeconds: jitter,
         lagFrom: jitter ? "each run's dueAt" : 'the scheduled time',
       },
