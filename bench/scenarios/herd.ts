@@ -61,9 +61,10 @@ export interface HerdResult {
 export async function runHerd(o: HerdOptions): Promise<HerdResult> {
   const db = await benchDatabase();
   const sink = await startSink();
+  const workerConcurrency = o.workerConcurrency ?? 400;
   const engines = await startEngines(db.url, o.engines, {
     BELFRY_TENANT_CONCURRENCY: '100',
-    BELFRY_WORKER_CONCURRENCY: String(o.workerConcurrency ?? 400),
+    BELFRY_WORKER_CONCURRENCY: String(workerConcurrency),
   });
   try {
     const tenants = Array.from({ length: o.tenants }, () => newId('ten'));
@@ -208,7 +209,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         bigTenant: o.skew ? tenants[0] : null,
         dueAt: due.toISOString(),
         leadSeconds: o.leadSeconds,
-        workerConcurrency: o.workerConcurrency ?? 400,
+        workerConcurrency,
         jitterSeconds: jitter,
         lagFrom: jitter ? "each run's dueAt" : 'the scheduled time',
       },
