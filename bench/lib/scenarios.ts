@@ -59,9 +59,8 @@ export async function runBelfryScenarios(
       engines: 2,
       label: 'herd-jitter',
       leadSeconds: P.herdLead,
-      // The engine's default: a jittered herd keeps ~1,700 runs a second claimed up to 500 ms
-      // ahead, waiting in their slots; 400 slots per node were full of them (README.md).
-      workerConcurrency: 1000,
+      // The herd's 400 slots per node: the ~850 runs a second each node claims up to 500 ms ahead
+      // wait beside its slots, not in them (apps/engine/src/worker/lane-slots.ts).
       jitterSeconds: P.herdJitter,
     });
     const { points, lags, ...rest } = herdJitter;

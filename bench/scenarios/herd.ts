@@ -31,7 +31,8 @@ export interface HerdOptions {
   leadSeconds: number;
   /**
    * each engine node's BELFRY_WORKER_CONCURRENCY (default 400, the herd's; the engine's own
-   * default is 1000). Runs claimed ahead wait in their slots until due (up to 500 ms).
+   * default is 1000): targets called at once. Runs claimed ahead (up to 500 ms) wait beside
+   * them, as many again.
    */
   workerConcurrency?: number;
 }

@@ -170,6 +170,8 @@ export interface QueuedRuns {
   route?: QueueRoute;
   /** the job's overlap policy is skip (scheduled runs are then checked on claim) */
   overlapSkip?: boolean;
+  /** claimable this long before the scheduled time, as the scheduler queues runs (default 0) */
+  claimAheadMs?: number;
 }
 
 /** Pending scheduled runs and their queue messages, written as the scheduler writes them. */
@@ -191,7 +193,13 @@ export async function queueRuns(pool: pg.Pool, boss: QueueClient, o: QueuedRuns)
     await enqueueRuns(
       boss,
       pgExecutor(client),
-      runs.map((r) => ({ runId: r.id, route, scheduledTime: r.scheduled_time, overlapSkip: o.overlapSkip })),
+      runs.map((r) => ({
+        runId: r.id,
+        route,
+        scheduledTime: r.scheduled_time,
+        startAfter: new Date(r.scheduled_time.getTime() - (o.claimAheadMs ?? 0)),
+        overlapSkip: o.overlapSkip,
+      })),
     );
     return runs;
   });

@@ -28,6 +28,8 @@ export interface Execution {
   done: Promise<void>;
   /** the run's child logger, once a line about it was written */
   log?: Log;
+  /** claimed ahead of its due time, and holding no execution slot yet (lane-slots.ts) */
+  waiting?: boolean;
 }
 
 export interface ExecuteDeps {
@@ -38,6 +40,11 @@ export interface ExecuteDeps {
   gate?: Pick<StartGate, 'confirm'>;
   /** told how late an attempt starts (ms after it was due) */
   onStart?: (lagMs: number, tenantId: string) => void;
+  /**
+   * A run claimed ahead is due and about to call its target: it takes an execution slot, now or
+   * when one frees; false when the run was stopped meanwhile.
+   */
+  admit?: (execution: Execution) => boolean | Promise<boolean>;
 }
 
 const notRun = (failure: 'connection' | 'invalid', error: string): HandlerOutcome => ({
@@ -91,6 +98,10 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
         `not started: could not confirm the run before starting it (${(err as Error).message})`,
       );
     }
+  }
+  if (started && deps.admit) {
+    const admitted = deps.admit(execution);
+    started = admitted === true || (admitted !== false && (await admitted));
   }
   const due = run.attempt > 1 && run.next_attempt_at ? run.next_attempt_at : run.due_at;
   if (!execution.resumed) deps.onStart?.(deps.clock.now() - due.getTime(), run.tenant_id);

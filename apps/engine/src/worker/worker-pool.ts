@@ -7,6 +7,7 @@ import type { Priority, WorkerLane } from '@belfry/core';
 import { type ClaimedRun, parseQueueName, queueName } from '@belfry/db';
 import type { Log } from '../logger';
 import { ClaimPause } from './claim-pause';
+import { LaneSlots } from './lane-slots';
 import { claimFromQueue } from './claim';
 import { CompletionBatcher } from './completions';
 import { completeAttempt } from './complete';
@@ -21,8 +22,8 @@ export type { LaneConfig, WorkerConfig, WorkerPoolOptions } from './pool-options
 
 interface Lane extends LaneConfig {
   ready: ReadyQueues;
-  inflight: number;
-  reserved: number; // slots reserved by fetches in flight
+  /** executing, waiting for their due time, and reserved by fetches in flight (lane-slots.ts) */
+  counts: LaneSlots;
 }
 
 export class WorkerPool {
@@ -43,13 +44,14 @@ export class WorkerPool {
 
   constructor(private readonly o: WorkerPoolOptions) {
     for (const l of o.config.lanes)
-      this.lanes.set(l.lane, { ...l, ready: new ReadyQueues(), inflight: 0, reserved: 0 });
+      this.lanes.set(l.lane, { ...l, ready: new ReadyQueues(), counts: new LaneSlots(l.slots) });
     this.executeDeps = {
       handlers: o.handlers,
       secrets: o.secrets,
       clock: o.clock,
       gate: new StartGate(o.pool, o.config.workerId, o.log),
       onStart: (lag, tenantId) => o.metrics?.recordLag(lag, tenantId),
+      admit: (execution) => this.admit(execution),
     };
     this.claimPause = new ClaimPause(() => this.pump(), o.log);
     this.completions = new CompletionBatcher(o.pool, o.boss, o.config.workerId, o.log);
@@ -122,7 +124,7 @@ export class WorkerPool {
    */
   private dispatch(lane: Lane): void {
     if (this.claimPause.paused) return;
-    const free = () => lane.slots() - lane.inflight - lane.reserved;
+    const free = () => lane.counts.room();
     const turns = lane.ready.turns();
     while (!this.stopping && this.claiming.size < MAX_CLAIMS && free() > 0) {
       const turn = turns.next();
@@ -133,7 +135,7 @@ export class WorkerPool {
       const queue = queueName({ lane: lane.lane, tenantId, priority });
       if (this.claiming.has(queue)) continue;
       this.claiming.add(queue);
-      lane.reserved += room;
+      lane.counts.reserve(room);
       this.addTenant(tenantId, room);
       const task = this.claim(lane, queue, tenantId, priority, room)
         .then(
@@ -143,7 +145,7 @@ export class WorkerPool {
         .finally(() => {
           this.claiming.delete(queue);
           this.claims.delete(task);
-          lane.reserved -= room;
+          lane.counts.unreserve(room);
           this.addTenant(tenantId, -room);
           this.pump();
         });
@@ -206,14 +208,16 @@ export class WorkerPool {
       done: Promise.resolve(),
       ...(resumed ? { resumed } : {}),
     };
+    // Claimed ahead of its due time (resumed runs never are): it waits without an execution slot.
+    execution.waiting = !resumed && run.db_now < run.due_at;
     this.inflight.set(run.id, execution);
-    lane.inflight++;
+    lane.counts.add(execution.waiting);
     this.addTenant(run.tenant_id, 1);
     execution.done = this.attempt(execution)
       .catch((err) => this.runLog(execution).error({ err }, 'run execution failed'))
       .finally(() => {
         this.inflight.delete(run.id);
-        lane.inflight--;
+        lane.counts.remove(execution.waiting === true);
         this.addTenant(run.tenant_id, -1);
         this.schedulePump();
       });
@@ -249,6 +253,21 @@ export class WorkerPool {
       outcome,
       () => this.runLog(execution),
     );
+  }
+
+  /** A run claimed ahead is due: it takes an execution slot of its lane, waiting for one if none is free. */
+  private admit(execution: Execution): boolean | Promise<boolean> {
+    if (!execution.waiting) return true;
+    const lane = this.lanes.get(execution.lane);
+    if (!lane) return true;
+    const admitted = lane.counts.admit(execution.abort.signal);
+    const moved = () => {
+      execution.waiting = false;
+      return true;
+    };
+    if (admitted === true) return moved();
+    if (admitted === false) return false;
+    return admitted.then((yes) => (yes ? moved() : false));
   }
 
   /** Aborts a run this worker executes, unless it was stopped already; its outcome is then fenced or released. */

@@ -1,7 +1,9 @@
 // The worker pool in-process, on real PostgreSQL, pg-boss and LISTEN/NOTIFY, delivering to a
 // loopback target: it fetches only the lanes it serves, each within its own slot limit (read
 // each time, so a lane can open and close), and a run that arrives in a lane its kind does not
-// belong to is released and re-queued where its kind routes it — then delivered there.
+// belong to is released and re-queued where its kind routes it — then delivered there. Runs
+// claimed ahead of their due time wait without holding an execution slot (as many of them as
+// the lane has slots), and the lane never calls more targets at once than it has slots.
 import { type QueueClient, queuedMessages } from '@belfry/db';
 import { createHandlerRegistry, defaultHandlers, type HandlerRegistry } from '@belfry/handlers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,5 +148,47 @@ describe('WorkerPool', () => {
       { attempt: 2, status: 'succeeded', error: null },
     ]);
     expect(sink.deliveries.filter((d) => d.headers['webhook-id'] === stray!.id)).toHaveLength(1);
+  });
+
+  it('claims as many runs ahead as it has slots besides them, and calls at most its slots at once', async () => {
+    // 20 runs due in ~2.5 s, claimable 2 s ahead, on a lane of 10 slots; each call takes 400 ms.
+    const dueAt = Math.ceil((clock.now() + 2_500) / 1000) * 1000;
+    const times = Array.from({ length: 20 }, (_, i) => new Date(dueAt + i));
+    let open = 0;
+    let most = 0;
+    sink.respond = () => {
+      open++;
+      most = Math.max(most, open);
+      setTimeout(() => open--, 400);
+      return { status: 200, delayMs: 400 };
+    };
+    try {
+      const runs = await queueRuns(db.pool, boss, { tenantId, jobId, times, claimAheadMs: 2_000 });
+      const ids = runs.map((r) => r.id);
+      // All 20 are claimed before they are due: the 10 waiting runs of the first claim did not
+      // fill the slots the second claim needed.
+      const claimed = await waitForRows<{ n: number; now: Date }>(
+        db.pool,
+        `SELECT count(*)::int AS n, now() FROM runs WHERE id = ANY($1) AND status = 'running'`,
+        [ids],
+        (rows) => rows[0]?.n === 20,
+        10_000,
+      );
+      expect(claimed[0]!.now.getTime()).toBeLessThan(dueAt);
+      await waitForRows(
+        db.pool,
+        `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
+        [ids],
+        (rows) => rows.length === 20,
+      );
+      const delivered = sink.deliveries.filter((d) => ids.includes(String(d.headers['webhook-id'])));
+      expect(delivered).toHaveLength(20);
+      for (const d of delivered) expect(d.at).toBeGreaterThanOrEqual(dueAt);
+      // 10 slots: 10 calls at once, the other 10 runs waiting for a slot once due.
+      expect(most).toBe(10);
+      expect(workers.inFlight).toBe(0);
+    } finally {
+      sink.respond = () => ({ status: 200 });
+    }
   });
 });
