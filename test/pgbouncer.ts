@@ -47,7 +47,9 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
     ini,
     [
       '[databases]',
-      `* = host=${server.hostname} port=${server.port || 5432} user=${user} password=${password}`,
+      // An empty `password=` spoils the whole line (PgBouncer then knows no database at all):
+      // a server that trusts its clients (the machine's PostgreSQL 15) gets none.
+      `* = host=${server.hostname} port=${server.port || 5432} user=${user}${password ? ` password=${password}` : ''}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
