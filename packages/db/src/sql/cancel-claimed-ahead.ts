@@ -131,6 +131,10 @@ export async function confirmRunStarts(db: Queryable, workerId: string, runs: He
          FROM runs r
         WHERE r.id = ANY($2::text[]) AND r.scheduled_time = ANY($3::timestamptz[])
           AND r.worker_id = $1 AND r.status = 'running'
+        -- locked in key order, as the heartbeat locks the same runs (extend-run-leases.ts): in
+        -- the order of whichever scan each got, the two deadlocked, and each deadlock held both
+        -- for deadlock_timeout (1 s) before one failed (bench knee, 2,250/s: 773 runs not started)
+        ORDER BY r.id, r.scheduled_time
         FOR SHARE OF r
      )
      SELECT h.id, h.attempt, h.committed, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms
