@@ -257,17 +257,14 @@ export class WorkerPool {
 
   /** A run claimed ahead is due: it takes an execution slot of its lane, waiting for one if none is free. */
   private admit(execution: Execution): boolean | Promise<boolean> {
-    if (!execution.waiting) return true;
-    const lane = this.lanes.get(execution.lane);
-    if (!lane) return true;
-    const admitted = lane.counts.admit(execution.abort.signal);
-    const moved = () => {
-      execution.waiting = false;
-      return true;
+    const counts = execution.waiting && this.lanes.get(execution.lane)?.counts;
+    if (!counts) return true;
+    const settle = (admitted: boolean) => {
+      if (admitted) execution.waiting = false;
+      return admitted;
     };
-    if (admitted === true) return moved();
-    if (admitted === false) return false;
-    return admitted.then((yes) => (yes ? moved() : false));
+    const admitted = counts.admit(execution.abort.signal);
+    return typeof admitted === 'boolean' ? settle(admitted) : admitted.then(settle);
   }
 
   /** Aborts a run this worker executes, unless it was stopped already; its outcome is then fenced or released. */

@@ -17,7 +17,9 @@ export async function extendRunLeases(
   // The rows are locked first, in key order (the CTE, read whole by the InitPlan before the
   // UPDATE scans), as the start gate locks runs claimed ahead (confirmRunStarts): locked in the
   // order of whichever scan each statement got (a bitmap scan's heap order against an index
-  // scan's), the two deadlocked, and each deadlock held both for deadlock_timeout (1 s).
+  // scan's), the two deadlocked, and each deadlock held both for deadlock_timeout (1 s). The
+  // UPDATE takes exactly the rows locked: the CTE judged them (this worker's attempt, running) on
+  // their newest versions, and nobody can change them while they are locked.
   const { rows } = await db.query<{ id: string }>(
     `WITH locked AS MATERIALIZED (
        SELECT r.id FROM runs r
@@ -29,8 +31,6 @@ export async function extendRunLeases(
      )
      UPDATE runs r SET lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
      WHERE r.id = ANY (ARRAY(SELECT id FROM locked)) AND r.scheduled_time = ANY($4::timestamptz[])
-       AND r.id || '/' || r.attempt = ANY($5::text[])
-       AND r.worker_id = $1 AND r.status = 'running'
      RETURNING r.id`,
     [
       workerId,
