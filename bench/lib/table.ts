@@ -87,6 +87,18 @@ export function summaryRows(f: BenchFigures): string[][] {
       );
       add('WAL / run history per run', `${c.walBytesPerRun ?? '-'} / ${herd.historyBytesPerRun ?? '-'} bytes`);
     }
+    const d = herd.cpuFromDue;
+    if (d) {
+      const p = d.per1000Runs;
+      add(
+        'from due: CPU per 1,000 runs: engines / PG backends / PG all / sink',
+        `${p.engines} / ${p.postgresBackends} / ${p.postgresAll} / ${p.sink} ms`,
+      );
+      add(
+        'from due: cores used: engines / PG all / sink / total',
+        `${d.cores.engines} / ${d.cores.postgresAll} / ${d.cores.sink} / ${d.cores.total}`,
+      );
+    }
   }
   if (herdJitter) {
     const add = section('herd-jitter');

@@ -23,6 +23,15 @@ export interface PeerComparison {
   herdThroughputRatio: number | null;
   /** the peer's all-delivered time ÷ Belfry's (> 1: Belfry done sooner) */
   herdDeliveredAllRatio: number | null;
+  /**
+   * CPU ms per 1,000 runs from the due time to the last delivery, Belfry's engines and its
+   * database's backends against the peer's workers and store: the same window for both, each
+   * herd being in place before it (Belfry's materialized, the peer's enqueued)
+   */
+  herdCpuPer1000FromDue: {
+    belfry: { workers: number; store: number } | null;
+    peer: { workers: number | null; store: number | null } | null;
+  };
   steadyP99: { belfry: number | null; peer: number | null; belfryAtMostPeer: boolean | null };
   steadyP99AfterWarmup: { belfry: number | null; peer: number | null; belfryAtMostPeer: boolean | null };
 }
@@ -30,6 +39,7 @@ export interface PeerComparison {
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a && b ? Math.round((a / b) * 100) / 100 : null;
+const ms = (v: number | null) => (v === null ? '-' : String(Math.round(v)));
 const atMost = (a: number | null | undefined, b: number | null | undefined) =>
   a === null || a === undefined || b === null || b === undefined ? null : a <= b;
 
@@ -77,6 +87,15 @@ export function comparePeers(belfry: { herd?: HerdResult; steady?: SteadyResult 
       peer: p.peer,
       herdThroughputRatio: ratio(belfry.herd?.deliveriesPerSecond, p.herd?.deliveriesPerSecond),
       herdDeliveredAllRatio: ratio(p.herd?.deliveredAllMs, belfry.herd?.deliveredAllMs),
+      herdCpuPer1000FromDue: {
+        belfry: belfry.herd?.cpuFromDue
+          ? {
+              workers: belfry.herd.cpuFromDue.per1000Runs.engines,
+              store: belfry.herd.cpuFromDue.per1000Runs.postgresBackends,
+            }
+          : null,
+        peer: p.herd ? { workers: p.herd.cpu.workersPer1000, store: p.herd.cpu.serverPer1000 } : null,
+      },
       steadyP99: {
         belfry: belfry.steady?.lag.p99 ?? null,
         peer: p.steady?.lag.p99 ?? null,
@@ -127,6 +146,14 @@ export function peerRows(peers: PeerResult[], comparisons: PeerComparison[]): st
     const c = comparisons.find((x) => x.peer === p.peer);
     if (c?.herdThroughputRatio !== null && c?.herdThroughputRatio !== undefined)
       rows.push([name, 'Belfry ÷ peer, herd throughput', String(c.herdThroughputRatio), '≥ 1']);
+    const cpu = c?.herdCpuPer1000FromDue;
+    if (cpu?.belfry && cpu.peer)
+      rows.push([
+        name,
+        'herd CPU per 1,000 runs from due, Belfry vs peer: workers / store',
+        `${ms(cpu.belfry.workers)} / ${ms(cpu.belfry.store)} vs ${ms(cpu.peer.workers)} / ${ms(cpu.peer.store)} ms`,
+        '',
+      ]);
     if (c?.steadyP99.belfry != null && c.steadyP99.peer != null)
       rows.push([
         name,

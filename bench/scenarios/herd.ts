@@ -53,6 +53,12 @@ export interface HerdResult {
   lags: number[];
   /** CPU from /proc while the herd was materialized and delivered (see HerdCpu) */
   cpu: HerdCpu | null;
+  /**
+   * the part of it from the due time to the last delivery: the deliveries (claims, requests,
+   * completions), the herd being materialized before its due time — the window of the peers'
+   * herd CPU, whose jobs are all enqueued before it too
+   */
+  cpuFromDue: HerdCpu | null;
   /** runs + run_attempts (every partition, tables, indexes, TOAST) on disk after the herd, per run */
   historyBytesPerRun: number | null;
   /** the same per table: heap, indexes, other (TOAST, free-space and visibility maps) */
@@ -126,13 +132,21 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       o.jitterSeconds ?? 0,
     ]);
     // From here the engines see the herd (they claim and materialize ahead of its due time).
-    await meters.start();
+    const whole = meters.window();
+    await whole.start();
     let cpu: HerdCpu | null = null;
+    const fromDue = meters.window();
+    let fromDueStarted = false;
+    let cpuFromDue: HerdCpu | null = null;
 
     let materializedAt: number | null = null;
     let materializedAtDue: number | null = null;
     const deadline = due.getTime() + 300_000;
     while (Date.now() < deadline) {
+      if (!fromDueStarted && Date.now() >= due.getTime()) {
+        await fromDue.start();
+        fromDueStarted = true;
+      }
       if (materializedAtDue === null && Date.now() >= due.getTime()) {
         const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM runs');
         materializedAtDue = rows[0]?.n ?? 0;
@@ -147,7 +161,10 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
         if (rows[0]?.left === false) materializedAt = Date.now();
       }
       // The last delivery has arrived: the CPU window ends.
-      if (cpu === null && arrived() >= expected) cpu = await meters.read(expected, idleCores);
+      if (cpu === null && arrived() >= expected) {
+        cpu = await whole.read(expected, idleCores);
+        if (fromDueStarted) cpuFromDue = await fromDue.read(expected, idleCores);
+      }
       if (arrived() >= expected && materializedAt !== null) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -226,6 +243,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       points: figures.points,
       lags: figures.lags,
       cpu,
+      cpuFromDue,
       historyBytesPerRun,
       historyPerRun,
     };
