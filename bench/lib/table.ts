@@ -10,6 +10,7 @@ import type { PullResult } from '../scenarios/pull';
 import type { ScaleResult } from '../scenarios/scale';
 import type { SteadyResult } from '../scenarios/steady';
 import type { KneeResult } from '../scenarios/knee';
+import type { HerdCpu } from './herd-cpu';
 import type { Sizing } from './sizing';
 import { type PeerComparison, type PeerResult, peerRows } from '../peers/report';
 import { failedText } from './knee';
@@ -49,6 +50,19 @@ function adder(rows: string[][], scenario: string): Add {
   };
 }
 
+/** A herd window's CPU per 1,000 runs and cores used (`label` before each figure, `after` the cores). */
+function herdCpuRows(add: Add, label: string, c: HerdCpu, after = ''): void {
+  const p = c.per1000Runs;
+  add(
+    `${label}CPU per 1,000 runs: engines / PG backends / PG all / sink`,
+    `${p.engines} / ${p.postgresBackends} / ${p.postgresAll} / ${p.sink} ms`,
+  );
+  add(
+    `${label}cores used: engines / PG all / sink / total`,
+    `${c.cores.engines} / ${c.cores.postgresAll} / ${c.cores.sink} / ${c.cores.total}${after}`,
+  );
+}
+
 type Percentile = 'p50' | 'p95' | 'p99' | 'max';
 
 /** The given percentiles of a latency summary, e.g. "12 ms / 40 ms". */
@@ -76,29 +90,10 @@ export function summaryRows(f: BenchFigures): string[][] {
     add('throughput', `${herd.deliveriesPerSecond ?? '-'} /s`);
     const c = herd.cpu;
     if (c) {
-      const p = c.per1000Runs;
-      add(
-        'CPU per 1,000 runs: engines / PG backends / PG all / sink',
-        `${p.engines} / ${p.postgresBackends} / ${p.postgresAll} / ${p.sink} ms`,
-      );
-      add(
-        'cores used: engines / PG all / sink / total',
-        `${c.cores.engines} / ${c.cores.postgresAll} / ${c.cores.sink} / ${c.cores.total} (idle: ${c.idleCores.engines} / ${c.idleCores.postgresAll})`,
-      );
+      herdCpuRows(add, '', c, ` (idle: ${c.idleCores.engines} / ${c.idleCores.postgresAll})`);
       add('WAL / run history per run', `${c.walBytesPerRun ?? '-'} / ${herd.historyBytesPerRun ?? '-'} bytes`);
     }
-    const d = herd.cpuFromDue;
-    if (d) {
-      const p = d.per1000Runs;
-      add(
-        'from due: CPU per 1,000 runs: engines / PG backends / PG all / sink',
-        `${p.engines} / ${p.postgresBackends} / ${p.postgresAll} / ${p.sink} ms`,
-      );
-      add(
-        'from due: cores used: engines / PG all / sink / total',
-        `${d.cores.engines} / ${d.cores.postgresAll} / ${d.cores.sink} / ${d.cores.total}`,
-      );
-    }
+    if (herd.cpuFromDue) herdCpuRows(add, 'from due: ', herd.cpuFromDue);
   }
   if (herdJitter) {
     const add = section('herd-jitter');

@@ -135,19 +135,16 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
     const whole = meters.window();
     await whole.start();
     let cpu: HerdCpu | null = null;
+    // the deliveries' window opens when the herd falls due, with materializedAtDue
     const fromDue = meters.window();
-    let fromDueStarted = false;
     let cpuFromDue: HerdCpu | null = null;
 
     let materializedAt: number | null = null;
     let materializedAtDue: number | null = null;
     const deadline = due.getTime() + 300_000;
     while (Date.now() < deadline) {
-      if (!fromDueStarted && Date.now() >= due.getTime()) {
-        await fromDue.start();
-        fromDueStarted = true;
-      }
       if (materializedAtDue === null && Date.now() >= due.getTime()) {
+        await fromDue.start();
         const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM runs');
         materializedAtDue = rows[0]?.n ?? 0;
       }
@@ -163,7 +160,7 @@ export async function runHerd(o: HerdOptions): Promise<HerdResult> {
       // The last delivery has arrived: the CPU window ends.
       if (cpu === null && arrived() >= expected) {
         cpu = await whole.read(expected, idleCores);
-        if (fromDueStarted) cpuFromDue = await fromDue.read(expected, idleCores);
+        if (materializedAtDue !== null) cpuFromDue = await fromDue.read(expected, idleCores);
       }
       if (arrived() >= expected && materializedAt !== null) break;
       await new Promise((r) => setTimeout(r, 100));
