@@ -159,12 +159,18 @@ export async function insertClaimedAheadRun(
 
 /**
  * The leases of claimed runs run out (their worker died, or stopped heartbeating): the run's own
- * lease and the copy in running_runs by which the reaper knows which runs to look at.
+ * lease and the copy by which the reaper knows which runs to look at — in the run's open_runs row
+ * (an engine's claim) or in running_runs (a pull worker's).
  */
 export async function expireLeases(pool: pg.Pool, runIds: string[]): Promise<void> {
   await pool.query(
     `WITH r AS (
-       UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1) RETURNING id, scheduled_time
+       UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)
+       RETURNING id, scheduled_time, job_id
+     ), o AS (
+       UPDATE open_runs o SET leased_until = now() - interval '1 second'
+         FROM r WHERE o.job_id = r.job_id AND o.run_id = r.id AND o.scheduled_time = r.scheduled_time
+          AND o.leased_until IS NOT NULL
      )
      UPDATE running_runs x SET leased_until = now() - interval '1 second'
        FROM r WHERE x.run_id = r.id AND x.scheduled_time = r.scheduled_time`,

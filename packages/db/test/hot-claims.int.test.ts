@@ -53,9 +53,18 @@ async function insertPendingRun(db: TestDatabase, tenantId: string, offsetSecond
   return run!;
 }
 
-/** whether the run is listed in running_runs, where the reaper looks */
+/**
+ * whether the reaper looks at the run once its lease passes: leased in its open_runs row (an
+ * engine's claim) or listed in running_runs (a pull worker's claim, an earlier version's)
+ */
 const isListed = async (db: TestDatabase, id: string) =>
-  (await db.pool.query('SELECT 1 FROM running_runs WHERE run_id = $1', [id])).rowCount === 1;
+  ((
+    await db.pool.query(
+      `SELECT 1 FROM open_runs WHERE run_id = $1 AND leased_until IS NOT NULL
+       UNION ALL SELECT 1 FROM running_runs WHERE run_id = $1`,
+      [id],
+    )
+  ).rowCount ?? 0) > 0;
 
 describe('claims as HOT updates', () => {
   let db: TestDatabase;
@@ -91,9 +100,9 @@ describe('claims as HOT updates', () => {
     }
   });
 
-  it('a claim and a renewal are heap-only updates; the claim lists the run, its completion unlists it', async () => {
+  it('a claim and a renewal are heap-only updates, the lease in open_runs too; the completion unlists the run', async () => {
     const run = await pendingRun();
-    const hot = await withTransaction(db.pool, async (tx) => {
+    const { hot, lease } = await withTransaction(db.pool, async (tx) => {
       const [claimed] = await claimRuns(tx, WORKER, 30_000, [run.id], [run.scheduled_time]);
       expect(claimed?.id).toBe(run.id);
       const renewed = await extendRunLeases(tx, WORKER, 30_000, [
@@ -107,10 +116,22 @@ describe('claims as HOT updates', () => {
            FROM runs r WHERE r.id = $1`,
         [run.id],
       );
-      return rows[0]!;
+      const { rows: leases } = await tx.query<{ updated: string; hot: string }>(
+        `SELECT pg_stat_get_xact_tuples_updated(c.oid)::text AS updated,
+                pg_stat_get_xact_tuples_hot_updated(c.oid)::text AS hot
+           FROM pg_class c WHERE c.oid = 'open_runs'::regclass`,
+      );
+      return { hot: rows[0]!, lease: leases[0]! };
     });
     expect(hot).toEqual({ updated: '2', hot: '2' });
+    // the lease is written into the run's row of open_runs, in place: still one row
+    expect(lease).toEqual({ updated: '1', hot: '1' });
+    expect((await db.pool.query('SELECT 1 FROM open_runs WHERE run_id = $1', [run.id])).rowCount).toBe(1);
     expect(await listed(run.id)).toBe(true);
+    expect(
+      (await db.pool.query('SELECT 1 FROM running_runs WHERE run_id = $1', [run.id])).rowCount,
+      'no running_runs row for an engine claim',
+    ).toBe(0);
 
     const done = await completeAttempts(db.pool, WORKER, [
       {
@@ -179,7 +200,7 @@ describe('claims as HOT updates', () => {
     expect(await listed(byReaper.id)).toBe(false);
   });
 
-  it('the reaper finds an expired lease through running_runs, and only a running run', async () => {
+  it("the reaper finds an expired lease through the run's open_runs row, and only a running run", async () => {
     const running = await pendingRun();
     const retrying = await pendingRun();
     await claimRuns(
@@ -200,6 +221,59 @@ describe('claims as HOT updates', () => {
     expect(found.map((r) => r.id)).not.toContain(retrying.id);
   });
 
+  it('a run going back to wait for a retry keeps its open_runs row without a lease; a claim lists a run missing there', async () => {
+    const [byWorker, byReaper] = [await pendingRun(), await pendingRun()];
+    await claimRuns(
+      db.pool,
+      WORKER,
+      30_000,
+      [byWorker.id, byReaper.id],
+      [byWorker.scheduled_time, byReaper.scheduled_time],
+    );
+    await completeAttempts(db.pool, WORKER, [
+      {
+        runId: byWorker.id,
+        scheduledTime: byWorker.scheduled_time,
+        attempt: 1,
+        runStatus: 'failed',
+        attemptStatus: 'failed',
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+        httpStatus: 500,
+        durationMs: 3,
+        error: 'HTTP 500',
+        responseSnippet: null,
+        requestHeaders: null,
+      },
+    ]);
+    await expireLeases(db.pool, [byReaper.id]);
+    await withTransaction(db.pool, (tx) =>
+      failExpiredRuns(tx, [
+        {
+          id: byReaper.id,
+          scheduledTime: byReaper.scheduled_time,
+          attempt: 1,
+          status: 'failed',
+          nextAttemptAt: new Date(Date.now() + 3_600_000),
+          error: 'lease expired',
+        },
+      ]),
+    );
+    const rows = await db.pool.query<{ run_id: string; leased_until: Date | null }>(
+      'SELECT run_id, leased_until FROM open_runs WHERE run_id = ANY($1) ORDER BY run_id',
+      [[byWorker.id, byReaper.id]],
+    );
+    expect(rows.rows).toEqual([byWorker.id, byReaper.id].sort().map((id) => ({ run_id: id, leased_until: null })));
+
+    // a run whose open_runs row is missing (deleted by hand, say) is still found by the reaper
+    const orphan = await pendingRun();
+    await db.pool.query('DELETE FROM open_runs WHERE run_id = $1', [orphan.id]);
+    await claimRuns(db.pool, WORKER, 30_000, [orphan.id], [orphan.scheduled_time]);
+    expect(await listed(orphan.id)).toBe(true);
+    await expireLeases(db.pool, [orphan.id]);
+    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+    expect(found.map((r) => r.id)).toContain(orphan.id);
+  });
+
   it('the reaper looks only at runs whose claimed lease has passed; a lease only moves later', async () => {
     const renewed = await pendingRun();
     const old = await pendingRun();
@@ -212,14 +286,15 @@ describe('claims as HOT updates', () => {
     );
     const leases = await db.pool.query<{ run_id: string; leased_until: Date; lease_expires_at: Date }>(
       `SELECT x.run_id, x.leased_until, r.lease_expires_at
-         FROM running_runs x JOIN runs r ON r.id = x.run_id AND r.scheduled_time = x.scheduled_time
+         FROM open_runs x JOIN runs r ON r.id = x.run_id AND r.scheduled_time = x.scheduled_time
         WHERE x.run_id = ANY($1)`,
       [claimed.map((c) => c.id)],
     );
     // the claim's lease, copied
+    expect(leases.rows).toHaveLength(2);
     for (const l of leases.rows) expect(l.leased_until).toEqual(l.lease_expires_at);
     // A heartbeat moves the run's lease later: the claim's has passed, the run's has not.
-    await db.pool.query(`UPDATE running_runs SET leased_until = now() - interval '1 second' WHERE run_id = $1`, [
+    await db.pool.query(`UPDATE open_runs SET leased_until = now() - interval '1 second' WHERE run_id = $1`, [
       renewed.id,
     ]);
     expect(
@@ -227,8 +302,13 @@ describe('claims as HOT updates', () => {
         { id: renewed.id, scheduledTime: renewed.scheduled_time, attempt: 1 },
       ]),
     ).toEqual(new Set([renewed.id]));
-    // A row of an earlier version has no lease: always looked at.
-    await db.pool.query(`UPDATE running_runs SET leased_until = NULL WHERE run_id = $1`, [old.id]);
+    // A run an earlier version claimed is listed in running_runs, its row there without a lease:
+    // always looked at.
+    await db.pool.query(`UPDATE open_runs SET leased_until = NULL WHERE run_id = $1`, [old.id]);
+    await db.pool.query(`INSERT INTO running_runs (run_id, scheduled_time) VALUES ($1, $2)`, [
+      old.id,
+      old.scheduled_time,
+    ]);
     await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [old.id]);
     const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
     expect(found.map((r) => r.id)).toContain(old.id);
@@ -286,14 +366,14 @@ describe('claims as HOT updates', () => {
     expect(await listed(ahead.id)).toBe(false);
   });
 
-  it('the sweep removes the rows of finished or vanished runs and keeps those of open runs', async () => {
+  it('the sweep of running_runs removes the rows of finished or vanished runs and keeps those of open runs', async () => {
     const finished = await pendingRun();
     const waiting = await pendingRun();
     const running = await pendingRun();
     const runs = [finished, waiting, running];
-    await claimRuns(
+    await claimPullRuns(
       db.pool,
-      WORKER,
+      'pull-sweep',
       30_000,
       runs.map((r) => r.id),
       runs.map((r) => r.scheduled_time),
@@ -319,7 +399,7 @@ describe('claims as HOT updates', () => {
     expect(await listed(running.id)).toBe(true);
 
     // the retry's claim finds the row still there and keeps it
-    const [again] = await claimRuns(db.pool, WORKER, 30_000, [waiting.id], [waiting.scheduled_time]);
+    const [again] = await claimPullRuns(db.pool, 'pull-sweep', 30_000, [waiting.id], [waiting.scheduled_time]);
     expect(again?.attempt).toBe(2);
     expect(await listed(waiting.id)).toBe(true);
   });

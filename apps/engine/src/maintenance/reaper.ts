@@ -51,7 +51,7 @@ export interface ReaperConfig {
   maxScanMs?: number;
 }
 
-/** reaper passes per sweep of running_runs (at the default 2 s interval: every 30 s); each sweep probes the run of every listed row */
+/** reaper passes per sweep of both lists (at the default 2 s interval: every 30 s) */
 const SWEEP_EVERY = 15;
 
 /** A scan that took so long that what it found cannot be trusted to mean "worker dead". */
@@ -139,7 +139,8 @@ export class Reaper {
   }
 
   /**
-   * The list of running runs the scan reads keeps only runs that may still run. Every ender
+   * The list of running runs the scan reads (pull workers' claims; an engine's claim leases the
+   * run in its open_runs row instead) keeps only runs that may still run. Every ender
    * unlists its run in the statement that ends it; a row is left only by a process of the
    * previous version or history trimmed under a running run — but each one is read by every
    * scan, so the sweep goes on until it finds fewer than a batch. Its own failure is logged and

@@ -14,7 +14,7 @@
 // fail the whole batch with a duplicate key, again at every retry.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { completeFinishedJobs } from './complete-finished-jobs';
-import { FINISHED_STATUSES, unlistEnded } from './open-runs';
+import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
@@ -106,12 +106,12 @@ export async function completeAttempts(
               response_snippet = EXCLUDED.response_snippet, request_headers = EXCLUDED.request_headers,
               exit_code = EXCLUDED.exit_code
         WHERE run_attempts.status = 'running'
-     ), unlisted AS (
-       DELETE FROM running_runs x USING done d
-        WHERE x.run_id = ANY($2::text[]) AND x.run_id = d.id AND x.scheduled_time = d.scheduled_time
      ), closed AS (
-       -- finished: no longer open (open-runs.ts); a retry stays listed
+       -- finished: no longer open (open-runs.ts), its lease gone with the row
        ${unlistEnded('done', `e.status IN ${FINISHED_STATUSES}`)}
+     ), released AS (
+       -- a retry (or a run given back) stays listed, its lease cleared
+       ${releaseLeases('done', `e.status NOT IN ${FINISHED_STATUSES}`)}
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`,
       [

@@ -3,7 +3,7 @@
 // Only runs still running in that attempt move (they are locked by the same transaction).
 // A one-off whose run went dead this way is completed.
 import { completeFinishedJobs } from './complete-finished-jobs';
-import { FINISHED_STATUSES, unlistEnded } from './open-runs';
+import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
@@ -55,8 +55,10 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
        DELETE FROM running_runs x USING moved m
         WHERE x.run_id = ANY($1::text[]) AND x.run_id = m.id AND x.scheduled_time = m.scheduled_time
      ), ended AS (
-       -- dead: no longer open (open-runs.ts); a retry stays listed
+       -- dead: no longer open (open-runs.ts); a retry stays listed, its lease cleared
        ${unlistEnded('moved', `e.status IN ${FINISHED_STATUSES}`)}
+     ), released AS (
+       ${releaseLeases('moved', `e.status NOT IN ${FINISHED_STATUSES}`)}
      )
      SELECT id, tenant_id, job_id, status FROM moved`,
       [

@@ -2,7 +2,9 @@
 // open_runs, one narrow row each keyed by (job_id, scheduled_time, run_id) (migration
 // 20261202050000), so that no index of runs refers to finished_at and a completion is a HOT
 // update. The statements that insert runs list the open ones; the statements that end runs
-// unlist them. Readers of a job's open runs go through open_runs and judge each run by its own
+// unlist them. An engine's claim writes the run's lease into its row (leased_until, migration
+// 20261206090000), where the reaper looks for expired ones; a run that goes back to waiting has
+// it cleared (releaseLeases). Readers of a job's open runs go through open_runs and judge each run by its own
 // row (finished_at IS NULL), so a row left behind (a process of the previous version, history
 // trimmed by retention, a deleted run) is harmless; the reaper sweeps such rows out
 // (sweepOpenRuns). A finished run is never reopened: a replay is a new run.
@@ -34,6 +36,19 @@ export function unlistEnded(ended: string, finished = 'true'): string {
   return `DELETE FROM open_runs o
      WHERE o.job_id = ANY (ARRAY(SELECT e.job_id FROM ${ended} e WHERE ${finished}))
        AND (o.job_id, o.scheduled_time, o.run_id) IN (SELECT e.job_id, e.scheduled_time, e.id FROM ${ended} e WHERE ${finished})`;
+}
+
+/**
+ * SQL statement (a data-modifying CTE of the ending statement): clears the lease in the open_runs
+ * rows of the runs of CTE `ended` (columns id, scheduled_time, job_id) for which `open` holds —
+ * a run going back to wait for a retry or to be claimed again stays listed, leased by nobody, so
+ * the reaper no longer looks at it. Keyed like unlistEnded.
+ */
+export function releaseLeases(ended: string, open: string): string {
+  return `UPDATE open_runs o SET leased_until = NULL
+     WHERE o.job_id = ANY (ARRAY(SELECT e.job_id FROM ${ended} e WHERE ${open}))
+       AND (o.job_id, o.scheduled_time, o.run_id) IN (SELECT e.job_id, e.scheduled_time, e.id FROM ${ended} e WHERE ${open})
+       AND o.leased_until IS NOT NULL`;
 }
 
 /** SQL: the run statuses that end a run (FINISHED_RUN_STATUSES; finished_at is set with them). */

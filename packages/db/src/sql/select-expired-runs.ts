@@ -6,13 +6,17 @@
 // or once it has been expired longer than its timeout plus `containerHoldSeconds` — by then a
 // node on that engine would have adopted it (see adopt-container-runs.ts).
 //
-// Running runs are found through running_runs (their claim listed them there: no index of runs
-// refers to the lease, so claims and renewals stay HOT updates; migration 20261202000000), with
-// the lease their claim gave them. A lease only ever moves later, so only the rows whose lease
-// has passed (or that have none: an earlier version's) can name an expired run: those runs are
-// probed by primary key and judged by their own status and lease. Joined to running_runs
-// instead, the scan was planned against a day's partition analyzed before a herd filled it as a
-// hash join that read the partition whole, every pass (~40 ms in a 100K herd, for nothing).
+// Running runs are found by the lease their claim gave them, kept outside runs (no index of runs
+// refers to the lease, so claims and renewals stay HOT updates): an engine's claim writes it into
+// the run's open_runs row (migration 20261206090000), a pull worker's claim lists the run in
+// running_runs (as engines of an earlier version did; migration 20261202000000). A lease only
+// ever moves later, so only the rows whose lease has passed (or, in running_runs, that have none:
+// an earlier version's) can name an expired run: those runs are probed by primary key and judged
+// by their own status and lease. open_runs is read sequentially (narrow rows: a few
+// milliseconds per 100,000 in a herd, as sweepOpenRuns reads it); its lease is in no index, which
+// keeps the claim's write there a HOT update. Joined to the list instead, the scan was planned
+// against a day's partition analyzed before a herd filled it as a hash join that read the
+// partition whole, every pass (~40 ms in a 100K herd, for nothing).
 import type { Priority } from '@belfry/core';
 import type { Queryable } from './types';
 
@@ -50,6 +54,8 @@ export async function selectExpiredRuns(
   const { rows } = await tx.query<ExpiredRun>(
     `WITH passed AS MATERIALIZED (
        -- the rows whose run's lease may have expired (see above), read once for both arrays
+       SELECT o.run_id, o.scheduled_time FROM open_runs o WHERE o.leased_until < now()
+       UNION ALL
        SELECT x.run_id, x.scheduled_time FROM running_runs x
         WHERE x.leased_until IS NULL OR x.leased_until < now()
      )
