@@ -27,28 +27,30 @@ export function openRunOf(r: string, job: string): string {
 }
 
 /**
+ * SQL condition: open_runs row `o` is one of the runs of CTE `ended` (columns id, scheduled_time,
+ * job_id) for which `which` (an SQL condition on `e`) holds. The job ids reach open_runs' primary
+ * key as one array (an InitPlan): an index scan, even with nested loops off (withoutNestedLoops).
+ */
+function rowsOf(ended: string, which: string): string {
+  return `o.job_id = ANY (ARRAY(SELECT e.job_id FROM ${ended} e WHERE ${which}))
+       AND (o.job_id, o.scheduled_time, o.run_id) IN (SELECT e.job_id, e.scheduled_time, e.id FROM ${ended} e WHERE ${which})`;
+}
+
+/**
  * SQL statement (a data-modifying CTE of the ending statement): unlists the runs of CTE `ended`
  * (columns id, scheduled_time, job_id) for which `finished` (an SQL condition on `e`) holds.
- * The job ids reach open_runs' primary key as one array (an InitPlan): an index scan, even
- * with nested loops off (withoutNestedLoops).
  */
 export function unlistEnded(ended: string, finished = 'true'): string {
-  return `DELETE FROM open_runs o
-     WHERE o.job_id = ANY (ARRAY(SELECT e.job_id FROM ${ended} e WHERE ${finished}))
-       AND (o.job_id, o.scheduled_time, o.run_id) IN (SELECT e.job_id, e.scheduled_time, e.id FROM ${ended} e WHERE ${finished})`;
+  return `DELETE FROM open_runs o WHERE ${rowsOf(ended, finished)}`;
 }
 
 /**
  * SQL statement (a data-modifying CTE of the ending statement): clears the lease in the open_runs
- * rows of the runs of CTE `ended` (columns id, scheduled_time, job_id) for which `open` holds —
- * a run going back to wait for a retry or to be claimed again stays listed, leased by nobody, so
- * the reaper no longer looks at it. Keyed like unlistEnded.
+ * rows of the runs of CTE `ended` for which `open` holds — a run going back to wait for a retry
+ * or to be claimed again stays listed, leased by nobody, so the reaper no longer looks at it.
  */
 export function releaseLeases(ended: string, open: string): string {
-  return `UPDATE open_runs o SET leased_until = NULL
-     WHERE o.job_id = ANY (ARRAY(SELECT e.job_id FROM ${ended} e WHERE ${open}))
-       AND (o.job_id, o.scheduled_time, o.run_id) IN (SELECT e.job_id, e.scheduled_time, e.id FROM ${ended} e WHERE ${open})
-       AND o.leased_until IS NOT NULL`;
+  return `UPDATE open_runs o SET leased_until = NULL WHERE ${rowsOf(ended, open)} AND o.leased_until IS NOT NULL`;
 }
 
 /** SQL: the run statuses that end a run (FINISHED_RUN_STATUSES; finished_at is set with them). */
