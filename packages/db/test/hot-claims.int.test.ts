@@ -25,6 +25,7 @@ import {
   sweepRunningRuns,
   withTransaction,
 } from '../src/index';
+import { insertPendingRunsOfOneJob } from './pending-runs';
 
 const WORKER = 'worker-hot';
 /** every column a claim, an adoption or a lease renewal changes */
@@ -463,27 +464,7 @@ describe('batch statements that find runs by key', () => {
   afterAll(() => db.destroy());
 
   async function claimedRuns(n: number) {
-    const job = await insertJob(db.pool, tenantId, {
-      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
-      url: 'http://127.0.0.1:9/hook',
-      partitions: db.partitions,
-    });
-    const base = Math.floor(Date.now() / 1000) * 1000 - 60_000;
-    const runs = await insertScheduledRuns(
-      db.pool,
-      Array.from({ length: n }, (_, i) => {
-        const scheduledTime = new Date(base + i);
-        return {
-          id: newId('run', scheduledTime),
-          tenantId,
-          jobId: job.id,
-          scheduledTime,
-          status: 'pending' as const,
-          skipReason: null,
-          priority: 'normal' as const,
-        };
-      }),
-    );
+    const { runs } = await insertPendingRunsOfOneJob(db, tenantId, n);
     const claimed = await claimRuns(
       db.pool,
       WORKER,

@@ -3,12 +3,12 @@
 // writes stay in place (HOT: no new row elsewhere, no new primary-key entry) only because the
 // table keeps half of each page free (fillfactor 50, migration 20261206090000). On full pages
 // every claim would write a new row version and index entry: the insert the lease replaced.
-import { newId } from '@belfry/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { insertJob, insertTenant } from '../../../test/fixtures';
-import { claimRuns, insertScheduledRuns } from '../src/index';
+import { insertTenant } from '../../../test/fixtures';
+import { claimRuns } from '../src/index';
+import { insertPendingRunsOfOneJob } from './pending-runs';
 
 const RUNS = 2_000;
 const CLAIM = 50;
@@ -20,29 +20,9 @@ describe("a herd's claims write their leases in place", () => {
   });
   afterAll(() => db.destroy());
 
-  it(`${RUNS} runs materialized in one statement, claimed ${CLAIM} at a time: every lease a HOT update`, async () => {
+  it(`${RUNS} runs materialized in one statement, claimed ${CLAIM} at a time: nearly every lease a HOT update`, async () => {
     const tenantId = (await insertTenant(db.pool)).id;
-    const job = await insertJob(db.pool, tenantId, {
-      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
-      url: 'http://127.0.0.1:9/hook',
-      partitions: db.partitions,
-    });
-    const base = Math.floor(Date.now() / 1000) * 1000 - 60_000;
-    const runs = await insertScheduledRuns(
-      db.pool,
-      Array.from({ length: RUNS }, (_, i) => {
-        const scheduledTime = new Date(base + i);
-        return {
-          id: newId('run', scheduledTime),
-          tenantId,
-          jobId: job.id,
-          scheduledTime,
-          status: 'pending' as const,
-          skipReason: null,
-          priority: 'normal' as const,
-        };
-      }),
-    );
+    const { jobId, runs } = await insertPendingRunsOfOneJob(db, tenantId, RUNS);
     expect(runs).toHaveLength(RUNS);
 
     // One connection of its own, each claim its own transaction (as a worker's), the table's
@@ -85,7 +65,7 @@ describe("a herd's claims write their leases in place", () => {
     }
     const { rows } = await db.pool.query<{ rows: string; leased: string }>(
       'SELECT count(*)::text AS rows, count(leased_until)::text AS leased FROM open_runs WHERE job_id = $1',
-      [job.id],
+      [jobId],
     );
     expect(rows[0]).toEqual({ rows: String(RUNS), leased: String(RUNS) });
   });
