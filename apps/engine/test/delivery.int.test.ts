@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { CANCEL_CHANNEL } from '@belfry/db';
+import { CANCEL_CHANNEL, jobStatusSql } from '@belfry/db';
 import { insertJob, insertTenant, waitForRows } from '../../../test/fixtures';
 import { dbNow, engineWithSink } from './support';
 
@@ -17,6 +17,12 @@ describe('engine: schedule to signed delivery', () => {
       headers: { 'x-team': 'billing' },
       partitions: engine.db.partitions,
     });
+    // Materialized (the run and the job's update commit together): the job's row version then.
+    await waitForRows(engine.db.pool, 'SELECT 1 FROM runs WHERE job_id = $1', [job.id], (r) => r.length === 1);
+    const materialized = await engine.db.pool.query(
+      `SELECT xmin::text AS version, j.status AS stored, ${jobStatusSql('j')} AS shown FROM jobs j WHERE j.id = $1`,
+      [job.id],
+    );
     const [d] = await engine.sink.waitFor((all) => all.some((x) => x.headers['belfry-job-id'] === job.id));
     expect(d).toBeDefined();
     if (!d) return;
@@ -42,8 +48,18 @@ describe('engine: schedule to signed delivery', () => {
       (r) => r[0]?.status === 'succeeded',
     );
     expect(rows).toEqual([{ status: 'succeeded', attempt: 1 }]);
-    const job2 = await engine.db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
-    expect(job2.rows[0].status).toBe('completed');
+    // Stored completed when the occurrence was materialized and shown active while its run was
+    // open; shown completed once it succeeded, the job's row untouched by the run's ending.
+    if (materialized.rows[0]?.shown === 'active') {
+      expect(materialized.rows[0]).toMatchObject({ stored: 'completed' });
+    } else {
+      expect(materialized.rows[0]).toMatchObject({ stored: 'completed', shown: 'completed' }); // already delivered
+    }
+    const job2 = await engine.db.pool.query(
+      `SELECT xmin::text AS version, ${jobStatusSql('j')} AS shown FROM jobs j WHERE j.id = $1`,
+      [job.id],
+    );
+    expect(job2.rows[0]).toEqual({ version: materialized.rows[0]?.version, shown: 'completed' });
     const attempts = await engine.db.pool.query(
       'SELECT status, http_status, worker_id FROM run_attempts WHERE job_id = $1',
       [job.id],

@@ -2,7 +2,14 @@
 // replaced by lease rows the test writes itself: exactly-once materialization under
 // concurrent scans, fencing, misfire policies after an outage, one-off completion and the
 // look-ahead window.
-import { createQueueClient, type QueueClient, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
+import {
+  createQueueClient,
+  jobStatusSql,
+  type QueueClient,
+  unlistEnded,
+  WAKE_CHANNEL,
+  type WakeHint,
+} from '@belfry/db';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
@@ -267,7 +274,7 @@ describe('scheduler (in-process)', () => {
     expect((await queueMessages(db.pool, catchUp.id)).map((m) => new Date(m.scheduledTime).getTime())).toEqual(times);
   });
 
-  it('a one-off job loses its entry once its run is materialized, and stays active until that run has finished', async () => {
+  it('a one-off job loses its entry once its run is materialized, stored completed and shown active until that run has finished', async () => {
     const tenant = await insertTenant(db.pool);
     const runAt = new Date((await dbNow(db.pool)).getTime() + 500);
     const job = await insertJob(db.pool, tenant.id, {
@@ -277,8 +284,15 @@ describe('scheduler (in-process)', () => {
     });
     const s = await scheduler(await holdPartitions(db.pool, NODE, all));
     expect(await s.scanOnce()).toMatchObject({ scanned: 1, materialized: 1, skipped: 0 });
-    const jobRow = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id]);
-    expect(jobRow.rows[0].status).toBe('active');
+    // Stored completed in the materializing update (nothing to write when the run ends), shown
+    // active while the run is open.
+    const statuses = async () =>
+      (
+        await db.pool.query(`SELECT j.status AS stored, ${jobStatusSql('j')} AS shown FROM jobs j WHERE j.id = $1`, [
+          job.id,
+        ])
+      ).rows[0];
+    expect(await statuses()).toEqual({ stored: 'completed', shown: 'active' });
     expect(
       (await db.pool.query('SELECT 1 FROM jobs WHERE id = $1 AND next_run_at IS NOT NULL', [job.id])).rowCount,
     ).toBe(0);
@@ -286,6 +300,15 @@ describe('scheduler (in-process)', () => {
     expect(runs.rows).toEqual([{ status: 'pending', scheduled_time: runAt }]);
     expect(await s.scanOnce()).toMatchObject({ scanned: 0, materialized: 0 });
     expect(await queueMessages(db.pool, job.id)).toHaveLength(1);
+    // The run ended as a completion ends it (finished, unlisted from open_runs): shown completed
+    // with nothing written to the job.
+    await db.pool.query(
+      `WITH e AS (UPDATE runs SET status = 'succeeded', finished_at = now() WHERE job_id = $1
+                  RETURNING id, scheduled_time, job_id)
+       ${unlistEnded('e')}`,
+      [job.id],
+    );
+    expect(await statuses()).toEqual({ stored: 'completed', shown: 'completed' });
   });
 
   it('a one-off whose only occurrence is skipped as a misfire is completed at once', async () => {

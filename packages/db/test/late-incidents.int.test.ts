@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@belfry/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant, LIST_OPEN_RUNS } from '../../../test/fixtures';
-import { openLateIncidents, resolveLateIncidents } from '../src/index';
+import { advanceSchedule, openLateIncidents, resolveLateIncidents } from '../src/index';
 
 describe('late watchdog scans', () => {
   let db: TestDatabase;
@@ -57,6 +57,25 @@ describe('late watchdog scans', () => {
     expect(await openLateIncidents(db.pool)).toBe(0);
     expect(await resolveLateIncidents(db.pool)).toBe(1);
     expect(await openLate(jobId)).toBe(0);
+  });
+
+  it('opens for a one-off the scheduler stored completed while its run still waits, not for a manual run', async () => {
+    const { jobId } = await waitingRun();
+    // The scheduler's materializing update stores a one-off completed (shown active while its run is open).
+    await advanceSchedule(db.pool, [], [jobId], new Set([jobId]));
+    expect((await db.pool.query('SELECT status FROM jobs WHERE id = $1', [jobId])).rows[0]?.status).toBe('completed');
+    await db.pool.query(`UPDATE jobs SET alerts = '{"lateAfterSeconds": 60}' WHERE id = $1`, [jobId]);
+    expect(await openLateIncidents(db.pool)).toBe(1);
+    expect(await openLate(jobId)).toBe(1);
+
+    // A completed job's manual run waiting as long is outside its schedule: no incident.
+    const { jobId: other } = await waitingRun();
+    await db.pool.query(`UPDATE runs SET trigger = 'manual' WHERE job_id = $1`, [other]);
+    await db.pool.query(`UPDATE jobs SET status = 'completed', alerts = '{"lateAfterSeconds": 60}' WHERE id = $1`, [
+      other,
+    ]);
+    expect(await openLateIncidents(db.pool)).toBe(0);
+    expect(await openLate(other)).toBe(0);
   });
 
   it("opens on the tenant policy's threshold, not for a job that turned it off", async () => {

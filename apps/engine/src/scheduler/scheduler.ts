@@ -225,7 +225,8 @@ export class Scheduler {
             };
           }),
         );
-        // A one-off whose run was just queued stays active until that run finishes.
+        // A one-off whose run was just queued is stored completed now, shown active until that
+        // run finishes (jobStatusSql): its ending then writes nothing to the job.
         await advanceSchedule(client, advance, exhausted, new Set(toQueue.map((r) => r.job_id)));
         result.materialized = toQueue.length;
         result.skipped = inserted.length - toQueue.length;

@@ -10,7 +10,7 @@ import { JOB_STATUSES, type RunStatus } from '@belfry/core';
 import type { JobView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
 import { JOB_SELECT, type JobRow, toJobView } from '../services/job-rows';
-import { jobPageSql, tenantJobsSql, tenantSeq } from '../services/job-page';
+import { inFlightSql, jobPageSql, tenantJobsSql, tenantSeq } from '../services/job-page';
 import { decodeCursor, type Page, toPage } from '../services/pagination';
 
 export const SPARKLINE_RUNS = 20;
@@ -78,18 +78,26 @@ export async function jobsTable(deps: ServiceDeps, actor: Actor, raw: JobsTableI
     (r) => ({ t: r.sort_ts, id: r.id }),
     (r) => ({ ...toJobView(r), recent: r.recent ?? [] }),
   );
-  const { rows: counts } = await deps.pool.query<{ status: JobView['status']; n: number }>(
-    `SELECT j.status, count(*)::int AS n FROM jobs j WHERE ${tenantJobsSql('$1').join(' AND ')} GROUP BY j.status`,
+  // One statement (one snapshot): the stored statuses, and the jobs stored `completed` but shown
+  // `active` — one-offs whose run is still open (jobStatusSql).
+  const { rows: counts } = await deps.pool.query<{ status: JobView['status'] | 'in_flight'; n: number }>(
+    `SELECT j.status::text AS status, count(*)::int AS n FROM jobs j WHERE ${tenantJobsSql('$1').join(' AND ')} GROUP BY j.status
+     UNION ALL
+     SELECT 'in_flight', count(*)::int FROM jobs j
+      WHERE ${[...tenantJobsSql('$1'), "j.status = 'completed'", ...inFlightSql()].join(' AND ')}`,
     [seq],
   );
-  const by = Object.fromEntries(counts.map((c) => [c.status, c.n])) as Partial<Record<JobView['status'], number>>;
+  const by = Object.fromEntries(counts.map((c) => [c.status, c.n])) as Partial<
+    Record<JobView['status'] | 'in_flight', number>
+  >;
+  const moved = by.in_flight ?? 0;
   return {
     ...page,
     counts: {
       all: (by.active ?? 0) + (by.paused ?? 0) + (by.completed ?? 0),
-      active: by.active ?? 0,
+      active: (by.active ?? 0) + moved,
       paused: by.paused ?? 0,
-      completed: by.completed ?? 0,
+      completed: (by.completed ?? 0) - moved,
     },
   };
 }

@@ -5,7 +5,7 @@
 // belfry_complete_finished_jobs that a one-off may have an open run at another time than its
 // run_at (a run of its schedule before the change, which a PATCH leaves to finish), so no
 // change of a schedule may skip it.
-import { isFinishedRunStatus, runsPerMinute } from '@belfry/core';
+import { runsPerMinute } from '@belfry/core';
 import { revealTarget } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
 import { AppError } from '../errors';
@@ -38,22 +38,16 @@ function sameSchedule(row: JobRow, schedule: ScheduleInput): boolean {
 
 /**
  * Puts the entry where the job's schedule says, or marks the job completed when it never fires
- * again. A one-off whose occurrence already has its scheduled run gets no entry: it stays
- * active while that run is open, and is completed when it has finished (a pause shortly before
- * the time cancels that run, and the occurrence is then spent).
+ * again. A one-off whose occurrence already has its scheduled run gets no entry (a pause shortly
+ * before the time cancels that run, and the occurrence is then spent). A job stored completed is
+ * shown active while a scheduled run of it is still open (jobStatusSql in @belfry/db), as the
+ * scheduler leaves a one-off whose occurrence it materialized.
  */
 async function reschedule(db: Queryable, row: JobRow, now: Date): Promise<'active' | 'completed'> {
   const next = nextRunAt(specOf(row), now);
-  if (!next) {
+  if (!next || (row.schedule_type === 'once' && (await occurrenceRunStatus(db, row.id, next)))) {
     await clearNextRunAt(db, row.id);
     return 'completed';
-  }
-  if (row.schedule_type === 'once') {
-    const existing = await occurrenceRunStatus(db, row.id, next);
-    if (existing) {
-      await clearNextRunAt(db, row.id);
-      return isFinishedRunStatus(existing) ? 'completed' : 'active';
-    }
   }
   await setNextRunAt(db, { jobId: row.id, nextRunAt: next });
   return 'active';

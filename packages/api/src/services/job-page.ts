@@ -6,8 +6,11 @@
 // DESC). A status filter is one range of it (ties on created_at, as jobs created by one batch
 // have, are ordered by id in an incremental sort). Without one, each status is its own range
 // and the three are merged in order (a Merge Append of three LIMITed index scans): PostgreSQL
-// 15 would otherwise read the tenant's whole index and sort it.
+// 15 would otherwise read the tenant's whole index and sort it. A job stored `completed` whose
+// scheduled run is still open (a one-off in flight) is shown `active` (jobStatusSql): the
+// `active` filter merges those in, the `completed` filter leaves them out.
 import { JOB_STATUSES, type JobStatus } from '@belfry/core';
+import { scheduledRunOpen } from '@belfry/db';
 import type { Queryable } from '../sql/tx';
 
 /**
@@ -40,14 +43,29 @@ export function jobPageSql(
   conditions: readonly string[],
   limitParam: string,
 ): string {
-  const branch = (s: JobStatus): string => {
+  const branch = (s: JobStatus, ...more: string[]): string => {
     // A literal, not a parameter: each branch must name its own range of the index.
     if (!JOB_STATUSES.includes(s)) throw new Error(`not a job status: ${s}`);
-    const where = [...tenantJobsSql(seqParam), `j.status = '${s}'`, ...conditions];
+    const where = [...tenantJobsSql(seqParam), `j.status = '${s}'`, ...more, ...conditions];
     return `SELECT j.id, j.created_at FROM jobs j WHERE ${where.join(' AND ')}
              ORDER BY j.created_at DESC, j.id DESC LIMIT ${limitParam}`;
   };
+  const merged = (branches: string[]): string =>
+    `SELECT b.id, b.created_at FROM (${branches.map((b) => `(${b})`).join(' UNION ALL ')}) b
+      ORDER BY b.created_at DESC, b.id DESC LIMIT ${limitParam}`;
+  // The status shown (jobStatusSql) differs from the stored one only for jobs stored
+  // `completed` with a scheduled run open: shown `active`.
+  if (status === 'active') return merged([branch('active'), branch('completed', ...inFlightSql())]);
+  if (status === 'completed') return branch('completed', `NOT ${scheduledRunOpen('j.id')}`);
   if (status !== undefined) return branch(status);
-  return `SELECT b.id, b.created_at FROM (${JOB_STATUSES.map((s) => `(${branch(s)})`).join(' UNION ALL ')}) b
-           ORDER BY b.created_at DESC, b.id DESC LIMIT ${limitParam}`;
+  return merged(JOB_STATUSES.map((s) => branch(s)));
+}
+
+/**
+ * Conditions on a job `j` stored `completed` that is shown `active`: a scheduled run of it is
+ * open. The job is looked for among open_runs' jobs first (a semi-join PostgreSQL may drive from
+ * either side), so a tenant's many finished one-offs are not each probed one by one.
+ */
+export function inFlightSql(): string[] {
+  return ['j.id IN (SELECT l.job_id FROM open_runs l)', scheduledRunOpen('j.id')];
 }

@@ -6,7 +6,10 @@
 // ahead and waiting for its time; found among the job's open runs, listed in open_runs), else
 // the schedule entry (the next occurrence not materialized yet, which only exists while the
 // job is active).
-import { openRunOf, type ScheduleColumns } from '@belfry/db';
+//
+// status is the job's as the API shows it (jobStatusSql): a one-off is stored `completed` when
+// its occurrence is materialized and shown `active` while that run is open.
+import { jobStatusSql, openRunOf, type ScheduleColumns } from '@belfry/db';
 import { type StoredTarget, targetView } from '@belfry/handlers/schemas';
 import type { JobView } from '../schemas/resources';
 import { sortTsSql } from './pagination';
@@ -28,6 +31,7 @@ export interface JobRow extends ScheduleColumns {
   misfire_policy: JobView['misfirePolicy'];
   overlap_policy: JobView['overlapPolicy'];
   jitter_seconds: number;
+  /** as shown (jobStatusSql), not as stored: a job stored `completed` with a scheduled run open is `active` */
   status: JobView['status'];
   partition: number;
   version: number;
@@ -42,9 +46,10 @@ export interface JobRow extends ScheduleColumns {
 export const JOB_SELECT = `
   SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
          j.anchor_at, j.target, j.target_secrets, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
-         j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds, j.status,
+         j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds,
+         ${jobStatusSql('j')} AS status,
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, j.alerts,
-         CASE WHEN j.status = 'active' THEN LEAST(j.next_run_at, (
+         CASE WHEN j.status <> 'paused' THEN LEAST(j.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r
             WHERE ${openRunOf('r', 'j.id')} AND r.trigger = 'schedule'
               AND (r.status = 'pending' OR (r.status = 'running' AND COALESCE(r.due_at, r.scheduled_time) > now())))) END AS next_run_at,

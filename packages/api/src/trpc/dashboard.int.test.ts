@@ -3,6 +3,7 @@
 // activity columns, the timeline, dead-letter filters and discard, the cluster view, and
 // the error shape forms rely on (field errors with the REST API's paths).
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { advanceSchedule, unlistEnded } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, insertRun, jobBody } from '../../test/support';
 import { createDashboardContext } from './context';
@@ -209,6 +210,40 @@ describe('invitations', () => {
 });
 
 describe('jobs table', () => {
+  it('counts a one-off whose run is open as active, stored completed as the scheduler leaves it', async () => {
+    const owner = await signUp();
+    const runAt = new Date(Date.now() - 5_000);
+    const job = await owner.api.jobs.create(
+      jobBody({ name: 'in flight', schedule: { type: 'once', runAt: runAt.toISOString() } }) as never,
+    );
+    const run = await insertRun(h, {
+      tenantId: owner.tenantId,
+      jobId: job.id,
+      status: 'pending',
+      scheduledTime: runAt,
+      finishedAt: null,
+    });
+    // The scheduler's materializing update: next occurrence cleared, stored completed.
+    await advanceSchedule(h.db.pool, [], [job.id], new Set([job.id]));
+    expect((await h.db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id])).rows[0]?.status).toBe(
+      'completed',
+    );
+    const inFlight = await owner.api.jobs.list({ limit: 10 });
+    expect(inFlight.counts).toEqual({ all: 1, active: 1, paused: 0, completed: 0 });
+    expect(inFlight.data.map((j) => j.status)).toEqual(['active']);
+    expect((await owner.api.jobs.list({ limit: 10, status: 'active' })).data.map((j) => j.id)).toEqual([job.id]);
+    await h.db.pool.query(
+      `WITH e AS (UPDATE runs SET status = 'succeeded', finished_at = now() WHERE id = $1
+                  RETURNING id, scheduled_time, job_id)
+       ${unlistEnded('e')}`,
+      [run],
+    );
+    const done = await owner.api.jobs.list({ limit: 10 });
+    expect(done.counts).toEqual({ all: 1, active: 0, paused: 0, completed: 1 });
+    expect(done.data.map((j) => j.status)).toEqual(['completed']);
+    expect((await owner.api.jobs.list({ limit: 10, status: 'active' })).data).toEqual([]);
+  });
+
   it('pages jobs with their last 20 outcomes, searches names anywhere, counts statuses', async () => {
     const owner = await signUp();
     const api = owner.api;

@@ -4,6 +4,12 @@
 // a scheduled run of it is still open, even one of a schedule it had before a PATCH. Every
 // place that finishes scheduled runs, or clears a job's next occurrence, calls this with the jobs
 // involved, inside its own transaction.
+//
+// The common case no longer reaches the UPDATE: the scheduler stores a one-off `completed` when it
+// materializes the occurrence (advanceSchedule), and the API shows it `active` while that run is
+// open (jobStatusSql, open-runs.ts), so its completion finds no active candidate and writes
+// nothing. What this still completes: jobs stored `active` without a next occurrence — a one-off
+// rescheduled or resumed while a run of it was open (job-changes.ts), and rows from before that.
 import type { Queryable } from './types';
 
 /**

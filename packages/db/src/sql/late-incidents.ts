@@ -11,6 +11,8 @@ import type { Queryable } from './types';
 // attempt of a run, is past its due time by more than the job's lateAfterSeconds. The waiting
 // runs are found among the open ones, listed in open_runs (open-runs.ts); the job is the list's
 // own column, so a question about one job (the resolving UPDATE's) reads that job's rows only.
+// A one-off is stored `completed` once its occurrence is materialized and is active while that
+// scheduled run is open (jobStatusSql, open-runs.ts): its waiting run counts.
 const OVERDUE_ENTRY = `
   SELECT j.id AS job_id, j.tenant_id, NULL::text AS run_id, j.next_run_at AS due
   FROM jobs j
@@ -24,7 +26,8 @@ const OVERDUE_RUN = `
   JOIN runs r ON r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.job_id = o.job_id
   JOIN jobs j ON j.id = o.job_id
   LEFT JOIN alert_policies p ON p.tenant_id = j.tenant_id
-  WHERE r.finished_at IS NULL AND r.status = 'pending' AND r.attempt = 0 AND j.status = 'active' AND j.deleted_at IS NULL
+  WHERE r.finished_at IS NULL AND r.status = 'pending' AND r.attempt = 0 AND j.deleted_at IS NULL
+    AND (j.status = 'active' OR (j.status = 'completed' AND r.trigger = 'schedule'))
     AND o.scheduled_time < now() - make_interval(secs => coalesce(${EFFECTIVE_LATE_AFTER_SQL}, 1e9))`;
 
 // Late detection is opt-in (a tenant's policy or a job's own lateAfterSeconds). Where nothing

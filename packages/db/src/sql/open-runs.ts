@@ -27,6 +27,26 @@ export function openRunOf(r: string, job: string): string {
 }
 
 /**
+ * SQL condition: job `job` (an SQL expression, as for openRunOf) has a scheduled run still open
+ * (pending, running or waiting for a retry; manual and replay runs are outside its schedule).
+ * A job stored `completed` is shown `active` while this holds (jobStatusSql): the scheduler
+ * stores a one-off `completed` when it materializes the occurrence (advanceSchedule), so that
+ * the run's ending writes nothing to the job.
+ */
+export function scheduledRunOpen(job: string): string {
+  return `EXISTS (SELECT 1 FROM runs r WHERE ${openRunOf('r', job)} AND r.trigger = 'schedule')`;
+}
+
+/**
+ * SQL expression: the status of job `j` (an alias of jobs) as the API shows it — its stored
+ * status, except that a job stored `completed` is `active` while a scheduled run of it is open
+ * (contract: `completed` is "a one-off whose run has finished / schedule exhausted").
+ */
+export function jobStatusSql(j: string): string {
+  return `CASE WHEN ${j}.status = 'completed' AND ${scheduledRunOpen(`${j}.id`)} THEN 'active'::job_status ELSE ${j}.status END`;
+}
+
+/**
  * SQL condition: open_runs row `o` is one of the runs of CTE `ended` (columns id, scheduled_time,
  * job_id) for which `which` (an SQL condition on `e`) holds. The job ids reach open_runs' primary
  * key as one array (an InitPlan): an index scan, even with nested loops off (withoutNestedLoops).
