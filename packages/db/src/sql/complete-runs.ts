@@ -132,7 +132,8 @@ export async function completeAttempts(
       ],
     ),
   );
-  // A one-off whose run just finished is now completed.
+  // A job stored active without a next occurrence whose last open run just finished is now
+  // completed (a one-off the scheduler materialized is stored completed already: nothing to do).
   await completeFinishedJobs(
     tx,
     rows
