@@ -49,7 +49,7 @@ async function materialize(jobId: string, scheduledTime: Date, trigger = 'schedu
      ${LIST_OPEN_RUNS}`,
     [id, t.tenantId, jobId, scheduledTime, trigger],
   );
-  if (trigger === 'schedule') await advanceSchedule(h.db.pool, [], [jobId], new Set([jobId]));
+  if (trigger === 'schedule') await advanceSchedule(h.db.pool, [], [jobId]);
   return id;
 }
 
@@ -162,5 +162,67 @@ describe('a one-off whose occurrence was materialized', () => {
     expect((await shown(job.id)).status).toBe('active'); // the first run still runs
     await setRun(old, 'succeeded');
     expect((await shown(job.id)).status).toBe('completed');
+  });
+
+  it('rescheduled while its run waits for a retry stays active until that run has ended too', async () => {
+    const first = at(-5 * SECOND);
+    const job = await createOnce(first);
+    const old = await materialize(job.id, first);
+    await setRun(old, 'failed');
+    const later = at(2 * HOUR);
+    await api.patch(`/api/v1/jobs/${job.id}`, { schedule: { type: 'once', runAt: later.toISOString() } });
+    // The retry is not a run of the new schedule, and PATCH leaves a due run to finish.
+    expect((await h.db.pool.query('SELECT status FROM runs WHERE id = $1', [old])).rows[0]?.status).toBe('failed');
+    const next = await materialize(job.id, later);
+    await setRun(next, 'succeeded');
+    await setRun(old, 'running');
+    expect((await shown(job.id)).status).toBe('active');
+    await setRun(old, 'dead');
+    expect((await shown(job.id)).status).toBe('completed');
+  });
+
+  it('paused while its run runs and resumed at another time stays active until both have finished', async () => {
+    const first = at(-5 * SECOND);
+    const job = await createOnce(first);
+    const old = await materialize(job.id, first);
+    await setRun(old, 'running');
+    expect((await api.post(`/api/v1/jobs/${job.id}/pause`)).body.status).toBe('paused');
+    const later = at(HOUR + 30 * SECOND);
+    await api.patch(`/api/v1/jobs/${job.id}`, { schedule: { type: 'once', runAt: later.toISOString() } });
+    const resumed = await api.post(`/api/v1/jobs/${job.id}/resume`);
+    expect(resumed.body).toMatchObject({ status: 'active', nextRunAt: later.toISOString() });
+    const next = await materialize(job.id, later);
+    await setRun(next, 'succeeded');
+    expect((await shown(job.id)).status).toBe('active');
+    await setRun(old, 'succeeded');
+    expect((await shown(job.id)).status).toBe('completed');
+  });
+
+  it('whose manual run finishes before its occurrence has come stays active with its next run', async () => {
+    const runAt = at(HOUR);
+    const job = await createOnce(runAt);
+    await setRun(await materialize(job.id, new Date(), 'manual'), 'succeeded');
+    expect(await shown(job.id)).toMatchObject({ status: 'active', nextRunAt: runAt.toISOString() });
+    expect(await stored(job.id)).toMatchObject({ status: 'active' });
+  });
+});
+
+describe('a recurring job whose schedule ended', () => {
+  it('is shown active while a scheduled run of it, of any day, is open; completed once none is', async () => {
+    const res = await api.post('/api/v1/jobs', {
+      name: 'retired',
+      schedule: { type: 'cron', expression: '*/5 * * * *' },
+      target: { type: 'http', url: 'https://example.com/hook' },
+    });
+    const jobId = Job.parse(res.body).id;
+    // Two occurrences a day apart (different partitions of runs), then the schedule is retired.
+    const yesterday = await materialize(jobId, at(-24 * HOUR));
+    const today = await materialize(jobId, at(-10 * SECOND));
+    expect((await stored(jobId))?.status).toBe('completed');
+    await setRun(yesterday, 'failed');
+    await setRun(today, 'succeeded');
+    expect((await shown(jobId)).status).toBe('active');
+    await setRun(yesterday, 'succeeded');
+    expect((await shown(jobId)).status).toBe('completed');
   });
 });

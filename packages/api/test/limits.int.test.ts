@@ -180,7 +180,7 @@ describe("the tenant row's usage counters", () => {
       (await h.db.pool.query<{ v: string }>('SELECT xmin::text AS v FROM tenants WHERE id = $1', [t.tenantId])).rows[0]!
         .v;
     const before = await version();
-    // as belfry_complete_finished_jobs does when a run of the deleted job finishes
+    // a status change of a deleted job (as the completion of its last run made until 2026-12-06)
     await h.db.pool.query(`UPDATE jobs SET status = 'completed' WHERE id = $1`, [job.body.id]);
     expect(await version()).toBe(before);
     expect(await expectCountersRight(t.tenantId)).toBe(0);

@@ -23,7 +23,6 @@ export * from './sql/complete-runs';
 export * from './sql/extend-run-leases';
 export * from './sql/select-expired-runs';
 export * from './sql/fail-expired-runs';
-export * from './sql/complete-finished-jobs';
 export * from './sql/cancel-claimed-ahead';
 export * from './sql/alert-settings';
 export * from './sql/alert-notifications';

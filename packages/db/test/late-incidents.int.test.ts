@@ -62,7 +62,7 @@ describe('late watchdog scans', () => {
   it('opens for a one-off the scheduler stored completed while its run still waits, not for a manual run', async () => {
     const { jobId } = await waitingRun();
     // The scheduler's materializing update stores a one-off completed (shown active while its run is open).
-    await advanceSchedule(db.pool, [], [jobId], new Set([jobId]));
+    await advanceSchedule(db.pool, [], [jobId]);
     expect((await db.pool.query('SELECT status FROM jobs WHERE id = $1', [jobId])).rows[0]?.status).toBe('completed');
     await db.pool.query(`UPDATE jobs SET alerts = '{"lateAfterSeconds": 60}' WHERE id = $1`, [jobId]);
     expect(await openLateIncidents(db.pool)).toBe(1);

@@ -7,6 +7,7 @@ import {
   dropTestDatabase,
   type TestDatabase,
 } from '../../../test/db';
+import { insertJob, insertTenant } from '../../../test/fixtures';
 
 describe('migrations', () => {
   let db: TestDatabase;
@@ -166,6 +167,55 @@ describe('migrations', () => {
       });
     } finally {
       await client.end().catch(() => {});
+      await dropTestDatabase(name);
+    }
+  });
+
+  it('store completed the live jobs an earlier version left active without a next occurrence, and no others', async () => {
+    const { name, url } = await createDatabaseMigratedBefore(
+      '20261206120000_exhausted_jobs_completed',
+      'belfry_test_exhausted',
+    );
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      const tenant = await insertTenant(pool);
+      const job = async (status: string, next: boolean, deleted = false) => {
+        const { id } = await insertJob(pool, tenant.id, {
+          schedule: { type: 'once', runAt: new Date(Date.now() + 60_000) },
+          url: 'https://example.com/hook',
+          partitions: 16,
+        });
+        await pool.query(
+          `UPDATE jobs SET status = $2::job_status, next_run_at = CASE WHEN $3 THEN next_run_at END,
+                  deleted_at = CASE WHEN $4 THEN now() END WHERE id = $1`,
+          [id, status, next, deleted],
+        );
+        return id;
+      };
+      // a one-off materialized by the earlier version (its run open or finished), one still to come,
+      // a paused one, a deleted one, one completed already
+      const ids = {
+        materialized: await job('active', false),
+        coming: await job('active', true),
+        paused: await job('paused', false),
+        deleted: await job('active', false, true),
+        completed: await job('completed', false),
+      };
+      await migrate(url, { partitions: 16 });
+      const { rows } = await pool.query<{ id: string; status: string }>(
+        'SELECT id, status::text FROM jobs WHERE id = ANY($1::text[])',
+        [Object.values(ids)],
+      );
+      const status = new Map(rows.map((r) => [r.id, r.status]));
+      expect(Object.fromEntries(Object.entries(ids).map(([k, id]) => [k, status.get(id)]))).toEqual({
+        materialized: 'completed',
+        coming: 'active',
+        paused: 'paused',
+        deleted: 'active',
+        completed: 'completed',
+      });
+    } finally {
+      await pool.end();
       await dropTestDatabase(name);
     }
   });

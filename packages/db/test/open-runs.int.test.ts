@@ -17,7 +17,8 @@ import {
   claimPullRuns,
   claimRuns,
   completeAttempts,
-  completeFinishedJobs,
+  advanceSchedule,
+  jobStatusSql,
   failExpiredRuns,
   finishPullAttempt,
   finishPullSuccesses,
@@ -250,15 +251,17 @@ describe('open runs listed in open_runs', () => {
     expect(await listed(other.id)).toBe(true);
   });
 
-  it('a recurring job whose schedule ended completes once its last open run is over', async () => {
+  it('a recurring job whose schedule ended is shown completed once its last open run is over', async () => {
     const jobId = await newJob();
     const last = await scheduledRun(jobId, -1);
-    await db.pool.query('UPDATE jobs SET next_run_at = NULL WHERE id = $1', [jobId]);
-    expect(await completeFinishedJobs(db.pool, [jobId])).toEqual([]);
+    await advanceSchedule(db.pool, [], [jobId]); // retired: stored completed at once
+    const shown = async () =>
+      (await db.pool.query(`SELECT ${jobStatusSql('j')} AS s FROM jobs j WHERE j.id = $1`, [jobId])).rows[0]?.s;
+    expect(await shown()).toBe('active');
     await claimRuns(db.pool, WORKER, 30_000, [last.id], [last.scheduled_time]);
+    expect(await shown()).toBe('active');
     await completeAttempts(db.pool, WORKER, [outcome(last, 'succeeded')]);
-    const { rows } = await db.pool.query('SELECT status FROM jobs WHERE id = $1', [jobId]);
-    expect(rows[0]).toEqual({ status: 'completed' });
+    expect(await shown()).toBe('completed');
   });
 
   it('the sweep removes rows of finished or vanished runs scheduled over 10 minutes ago, and no others', async () => {

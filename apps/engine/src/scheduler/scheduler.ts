@@ -227,7 +227,7 @@ export class Scheduler {
         );
         // A one-off whose run was just queued is stored completed now, shown active until that
         // run finishes (jobStatusSql): its ending then writes nothing to the job.
-        await advanceSchedule(client, advance, exhausted, new Set(toQueue.map((r) => r.job_id)));
+        await advanceSchedule(client, advance, exhausted);
         result.materialized = toQueue.length;
         result.skipped = inserted.length - toQueue.length;
       },

@@ -1,10 +1,10 @@
 // Changes to existing jobs: patch, pause, resume, delete. Each locks the job row, changes
 // the job, its schedule entry and its not-yet-started runs in one transaction, bumps the
 // job's version and writes the audit log. The engine's scheduler only ever sees a job with
-// an entry (active, due) or without one. The version bump is also what tells
-// belfry_complete_finished_jobs that a one-off may have an open run at another time than its
-// run_at (a run of its schedule before the change, which a PATCH leaves to finish), so no
-// change of a schedule may skip it.
+// an entry (active, due) or without one. A job left without a next occurrence is stored
+// `completed` (reschedule), shown `active` while a scheduled run of it is still open — one a PATCH
+// left to finish, say (jobStatusSql in @belfry/db): a live job stored `active` always has a next
+// occurrence.
 import { runsPerMinute } from '@belfry/core';
 import { revealTarget } from '@belfry/handlers/schemas';
 import type { Actor, ServiceDeps } from '../context';
@@ -83,8 +83,9 @@ export async function patchJob(deps: ServiceDeps, actor: Actor, jobId: string, p
     const payload = patch.payload === undefined ? row.payload : patch.payload;
     const rate = runsPerMinute(specOf({ ...row, ...schedule }));
     if (scheduleChanged && row.status !== 'paused') {
-      // A completed job whose schedule changes becomes active again: all of its rate is new.
-      const before = row.status === 'active' ? runsPerMinute(specOf(row)) : 0;
+      // A completed job whose schedule changes becomes active again: all of its rate is new (the
+      // usage counters count the stored status: a one-off in flight is stored completed).
+      const before = row.stored_status === 'active' ? runsPerMinute(specOf(row)) : 0;
       await checkJobQuota(db, row.tenant_id, { jobs: 0, runsPerMinute: rate - before });
     }
     // Sealed again on every change, which also seals a row written before sealing existed.

@@ -89,6 +89,7 @@ export function insertedJobView(job: PreparedJob, tenantId: string, now: Date): 
     overlap_policy: job.input.overlapPolicy,
     jitter_seconds: job.input.jitterSeconds,
     status: job.next ? 'active' : 'completed',
+    stored_status: job.next ? 'active' : 'completed',
     partition: job.partition,
     version: 1,
     created_at: now,

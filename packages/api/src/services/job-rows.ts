@@ -33,6 +33,8 @@ export interface JobRow extends ScheduleColumns {
   jitter_seconds: number;
   /** as shown (jobStatusSql), not as stored: a job stored `completed` with a scheduled run open is `active` */
   status: JobView['status'];
+  /** as stored: what the tenant's usage counters count (a job's rate while stored `active`) */
+  stored_status: JobView['status'];
   partition: number;
   version: number;
   created_at: Date;
@@ -47,7 +49,7 @@ export const JOB_SELECT = `
   SELECT j.id, j.tenant_id, j.name, j.schedule_type, j.cron_expression, j.timezone, j.run_at, j.every_seconds,
          j.anchor_at, j.target, j.target_secrets, j.payload, j.retry_max_attempts, j.retry_initial_delay_seconds,
          j.retry_max_delay_seconds, j.timeout_seconds, j.priority, j.misfire_policy, j.overlap_policy, j.jitter_seconds,
-         ${jobStatusSql('j')} AS status,
+         ${jobStatusSql('j')} AS status, j.status AS stored_status,
          j.partition, j.version, j.created_at, j.updated_at, j.deleted_at, j.alerts,
          CASE WHEN j.status <> 'paused' THEN LEAST(j.next_run_at, (
            SELECT min(r.scheduled_time) FROM runs r

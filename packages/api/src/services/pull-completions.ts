@@ -9,13 +9,7 @@
 // (after withTransaction's retries of deadlocks), as a failing single transaction did. Batches
 // are per tenant: one tenant's batch waiting on a lock (a PATCH holding its job's row) never
 // holds up another tenant's completions.
-import {
-  completeFinishedJobs,
-  type FinishedPullRunRow,
-  finishPullSuccesses,
-  type PullSuccess,
-  recordAlertOutcomes,
-} from '@belfry/db';
+import { type FinishedPullRunRow, finishPullSuccesses, type PullSuccess, recordAlertOutcomes } from '@belfry/db';
 import type pg from 'pg';
 import { withTransaction } from '../sql/tx';
 import { perPool } from './per-pool';
@@ -142,12 +136,8 @@ function write(pool: pg.Pool, batch: Waiter[]): Promise<Map<string, FinishedPull
     const byRun = batch.map((w) => w.success).sort((x, y) => (x.lease.runId < y.lease.runId ? -1 : 1));
     const finished = await finishPullSuccesses(client, byRun);
     const runs = [...finished.values()].map((rows) => rows[0] as FinishedPullRunRow);
-    // A one-off whose run just succeeded is now completed; a success resolves the job's incidents.
-    await completeFinishedJobs(
-      client,
-      runs.map((r) => r.job_id),
-    );
-    // In the order the requests arrived, as they would have been recorded one by one.
+    // A success resolves the job's incidents (a one-off is stored completed already: nothing to
+    // write to the job, advance-schedule.ts in @belfry/db). In the order the requests arrived, as they would have been recorded one by one.
     const order = new Map(batch.map((w, i) => [w.success.lease.runId, i]));
     await recordAlertOutcomes(
       client,

@@ -6,7 +6,6 @@
 import { decideRetry } from '@belfry/core';
 import {
   closeCancelledAttempt,
-  completeFinishedJobs,
   enqueueRuns,
   extendPullLease,
   type FinishedPullRunRow,
@@ -117,7 +116,6 @@ export async function completePullRun(
     const run = finished[0];
     if (!run) return null;
     // What every finished run does, as completeAttempts does it for engine workers.
-    if (outcome.runStatus === 'dead') await completeFinishedJobs(client, [run.job_id]);
     await recordAlertOutcomes(client, [
       { runId: run.id, tenantId: run.tenant_id, jobId: run.job_id, status: outcome.runStatus },
     ]);

@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import type { ListRunsQuery } from '../schemas/queries';
 import type { RunView } from '../schemas/resources';
 import { authorize } from '../security/scopes';
-import { CANCEL_CHANNEL, completeFinishedJobs, openRunOf, unlistEnded } from '@belfry/db';
+import { CANCEL_CHANNEL, openRunOf, unlistEnded } from '@belfry/db';
 import { withTransaction } from '../sql/tx';
 import { auditSql } from './audit';
 import { nowMs, requireJob, selectJob } from './jobs';
@@ -112,8 +112,8 @@ export async function cancelRun(deps: ServiceDeps, actor: Actor, runId: string):
     );
     // The worker holding a running run hears of it now (NOTIFY is sent on commit).
     if (row.status === 'running') await client.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, row.id]);
-    // A one-off whose scheduled run this was has nothing left to run.
-    await completeFinishedJobs(client, [row.job_id]);
+    // A one-off whose scheduled run this was is shown completed now (stored so since its run was
+    // materialized: advance-schedule.ts in @belfry/db).
     await auditSql(client, actor, 'run.cancelled', 'run', row.id, { jobId: row.job_id, from: row.status });
     const [view] = await withAttempts(client, actor.tenantId, rows);
     return view as RunView;

@@ -224,7 +224,7 @@ describe('jobs table', () => {
       finishedAt: null,
     });
     // The scheduler's materializing update: next occurrence cleared, stored completed.
-    await advanceSchedule(h.db.pool, [], [job.id], new Set([job.id]));
+    await advanceSchedule(h.db.pool, [], [job.id]);
     expect((await h.db.pool.query('SELECT status FROM jobs WHERE id = $1', [job.id])).rows[0]?.status).toBe(
       'completed',
     );

@@ -4,7 +4,6 @@
 // jobs whose previous run is still running are recorded as skipped instead. Runs in any
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
 import type { Priority, RunTrigger } from '@belfry/core';
-import { completeFinishedJobs } from './complete-finished-jobs';
 import { openRunOf, unlistEnded } from './open-runs';
 import { distinctTimes, type Queryable } from './types';
 
@@ -77,11 +76,8 @@ export async function skipOverlappingRuns(tx: Queryable, ids: string[], times: D
      SELECT id, job_id FROM skipped`,
     [ids, times, parts],
   );
-  // A skipped occurrence finishes its run: a one-off skipped this way is completed.
-  await completeFinishedJobs(
-    tx,
-    rows.map((r) => r.job_id),
-  );
+  // A skipped occurrence finishes its run: a one-off skipped this way is shown completed (stored
+  // so when the run was materialized, advance-schedule.ts): nothing to write to the job.
   return rows.map((r) => r.id);
 }
 

@@ -13,7 +13,6 @@
 // row left by a process of the previous version (ON CONFLICT): without it, one such row would
 // fail the whole batch with a duplicate key, again at every retry.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
-import { completeFinishedJobs } from './complete-finished-jobs';
 import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
@@ -132,14 +131,8 @@ export async function completeAttempts(
       ],
     ),
   );
-  // A job stored active without a next occurrence whose last open run just finished is now
-  // completed (a one-off the scheduler materialized is stored completed already: nothing to do).
-  await completeFinishedJobs(
-    tx,
-    rows
-      .filter((r) => r.status === 'succeeded' || r.status === 'dead' || r.status === 'cancelled')
-      .map((r) => r.job_id),
-  );
+  // Nothing is written to the runs' jobs: a one-off is stored completed when its run is
+  // materialized and shown so once that run has ended (advance-schedule.ts, jobStatusSql).
   // Incidents open and resolve with the outcomes that cause them (in the caller's order).
   const order = new Map(outcomes.map((o, i) => [o.runId, i]));
   await recordAlertOutcomes(

@@ -1,8 +1,8 @@
 // The reaper's second step: the runs selectExpiredRuns locked get their lost attempt recorded as
 // failed (its row written from the run row, as every ended attempt's is: complete-runs.ts) and move on as the retry decision says — failed with a next attempt time, or dead.
 // Only runs still running in that attempt move (they are locked by the same transaction).
-// A one-off whose run went dead this way is completed.
-import { completeFinishedJobs } from './complete-finished-jobs';
+// A one-off whose run went dead this way is shown completed: it was stored so when its run was
+// materialized (advance-schedule.ts), so nothing is written to the job.
 import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
@@ -71,10 +71,6 @@ export async function failExpiredRuns(tx: Queryable, verdicts: ExpiredRunVerdict
         distinctTimes(verdicts.map((v) => v.scheduledTime)),
       ],
     ),
-  );
-  await completeFinishedJobs(
-    tx,
-    rows.filter((r) => r.status === 'dead').map((r) => r.job_id),
   );
   // A lost attempt is a failure like any other for the incident rules.
   await recordAlertOutcomes(
