@@ -14,6 +14,7 @@ import {
   Keyring,
   type ScheduleSpec,
 } from '@belfry/core';
+import { unlistEnded } from '@belfry/db';
 import { sealTarget } from '@belfry/handlers/schemas';
 import type pg from 'pg';
 
@@ -127,6 +128,25 @@ export const LIST_OPEN_RUNS = `), listed AS (
        INSERT INTO open_runs (job_id, scheduled_time, run_id)
        SELECT job_id, scheduled_time, id FROM r WHERE finished_at IS NULL
      ) SELECT 1`;
+
+/**
+ * Moves a run on as a worker would (running, failed = waiting a minute for a retry), or ends it
+ * with a final status as a completion does: finished and unlisted from open_runs in the same
+ * statement. Answers how many open_runs rows that removed (1 when it ended a listed run).
+ */
+export async function setRunStatus(pool: pg.Pool, runId: string, status: string): Promise<number> {
+  const final = ['succeeded', 'dead', 'cancelled', 'skipped'].includes(status);
+  const { rowCount } = await pool.query(
+    `WITH e AS (
+       UPDATE runs SET status = $2, attempt = attempt + 1,
+              next_attempt_at = CASE WHEN $2 = 'failed' THEN now() + interval '1 minute' END,
+              finished_at = CASE WHEN $3 THEN now() END
+        WHERE id = $1 RETURNING id, scheduled_time, job_id, finished_at)
+     ${unlistEnded('e', 'e.finished_at IS NOT NULL')}`,
+    [runId, status, final],
+  );
+  return rowCount ?? 0;
+}
 
 /**
  * A one-off job whose scheduled run `workerId` has claimed ahead of its time: the run `running`

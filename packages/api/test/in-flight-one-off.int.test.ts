@@ -5,12 +5,11 @@
 // `completed` the moment that run ends.
 // The scheduler's transaction is played by the same calls it makes (insert the run, list it
 // open, advanceSchedule); the run's ending by the SQL a completion runs (finished, unlisted).
-import { newId } from '@belfry/core';
-import { advanceSchedule, unlistEnded } from '@belfry/db';
+import { advanceSchedule } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIST_OPEN_RUNS } from '../../../test/fixtures';
+import { setRunStatus } from '../../../test/fixtures';
 import { Job, type JobView } from '../src/index';
-import { client, createHarness, type Harness, makeTenant, type TestTenant } from './support';
+import { client, createHarness, type Harness, insertRun, makeTenant, type TestTenant } from './support';
 
 let h: Harness;
 let t: TestTenant;
@@ -40,15 +39,14 @@ async function createOnce(runAt: Date, name = 'one-off'): Promise<JobView> {
 
 /** What the scheduler does when the occurrence comes within its lookahead: run, open_runs, job. */
 async function materialize(jobId: string, scheduledTime: Date, trigger = 'schedule'): Promise<string> {
-  const id = newId('run', scheduledTime);
-  await h.db.pool.query(
-    `WITH r AS (
-       INSERT INTO runs (id, tenant_id, job_id, scheduled_time, status, attempt, trigger)
-       VALUES ($1, $2, $3, $4, 'pending', 0, $5)
-       RETURNING id, job_id, scheduled_time, finished_at
-     ${LIST_OPEN_RUNS}`,
-    [id, t.tenantId, jobId, scheduledTime, trigger],
-  );
+  const id = await insertRun(h, {
+    tenantId: t.tenantId,
+    jobId,
+    status: 'pending',
+    scheduledTime,
+    finishedAt: null,
+    trigger,
+  });
   if (trigger === 'schedule') await advanceSchedule(h.db.pool, [], [jobId]);
   return id;
 }
@@ -56,16 +54,7 @@ async function materialize(jobId: string, scheduledTime: Date, trigger = 'schedu
 /** Moves a run on as a worker would; a final status ends it as a completion does (unlisted). */
 async function setRun(runId: string, status: string): Promise<void> {
   const final = ['succeeded', 'dead', 'cancelled', 'skipped'].includes(status);
-  const { rowCount } = await h.db.pool.query(
-    `WITH e AS (
-       UPDATE runs SET status = $2, attempt = attempt + 1,
-              next_attempt_at = CASE WHEN $2 = 'failed' THEN now() + interval '1 minute' END,
-              finished_at = CASE WHEN $3 THEN now() END
-        WHERE id = $1 RETURNING id, scheduled_time, job_id, finished_at)
-     ${unlistEnded('e', 'e.finished_at IS NOT NULL')}`,
-    [runId, status, final],
-  );
-  expect(rowCount).toBe(final ? 1 : 0);
+  expect(await setRunStatus(h.db.pool, runId, status)).toBe(final ? 1 : 0);
 }
 
 const shown = async (jobId: string) => Job.parse((await api.get(`/api/v1/jobs/${jobId}`)).body);

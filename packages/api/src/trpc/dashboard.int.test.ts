@@ -3,7 +3,8 @@
 // activity columns, the timeline, dead-letter filters and discard, the cluster view, and
 // the error shape forms rely on (field errors with the REST API's paths).
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { advanceSchedule, unlistEnded } from '@belfry/db';
+import { advanceSchedule } from '@belfry/db';
+import { setRunStatus } from '../../../../test/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, insertRun, jobBody } from '../../test/support';
 import { createDashboardContext } from './context';
@@ -232,12 +233,7 @@ describe('jobs table', () => {
     expect(inFlight.counts).toEqual({ all: 1, active: 1, paused: 0, completed: 0 });
     expect(inFlight.data.map((j) => j.status)).toEqual(['active']);
     expect((await owner.api.jobs.list({ limit: 10, status: 'active' })).data.map((j) => j.id)).toEqual([job.id]);
-    await h.db.pool.query(
-      `WITH e AS (UPDATE runs SET status = 'succeeded', finished_at = now() WHERE id = $1
-                  RETURNING id, scheduled_time, job_id)
-       ${unlistEnded('e')}`,
-      [run],
-    );
+    expect(await setRunStatus(h.db.pool, run, 'succeeded')).toBe(1);
     const done = await owner.api.jobs.list({ limit: 10 });
     expect(done.counts).toEqual({ all: 1, active: 0, paused: 0, completed: 1 });
     expect(done.data.map((j) => j.status)).toEqual(['completed']);
