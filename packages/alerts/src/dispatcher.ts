@@ -20,6 +20,7 @@ import {
   type NotificationResult,
   withTransaction,
 } from '@belfry/db';
+import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
 import type { AlertItem, AlertMessage, ChannelConfig, ChannelSender, SendResult } from './types';
 
@@ -56,10 +57,13 @@ export class AlertDispatcher {
       random?: () => number;
     },
   ) {
+    // a database away fails every round: its first failure in full, then a few lines (FailureStreak)
+    const failures = new FailureStreak(deps.log, 'alert dispatch');
     this.loop = new PeriodicTask(
       () => this.dispatchOnce(),
       this.config.intervalMs,
-      (err) => this.deps.log.error({ err }, 'alert dispatch failed'),
+      (err) => failures.failed(err),
+      () => failures.succeeded(),
     );
   }
 

@@ -5,6 +5,7 @@
 // there is no leader to elect.
 import { PeriodicTask } from '@belfry/core';
 import { openLateIncidents, resolveLateIncidents, withTransaction } from '@belfry/db';
+import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
 import type { DispatcherLog } from './dispatcher';
 
@@ -16,10 +17,12 @@ export class LateWatchdog {
     config: { intervalMs: number },
     private readonly log: DispatcherLog,
   ) {
+    const failures = new FailureStreak(log, 'late watchdog');
     this.loop = new PeriodicTask(
       () => this.checkOnce(),
       config.intervalMs,
-      (err) => this.log.error({ err }, 'late watchdog failed'),
+      (err) => failures.failed(err),
+      () => failures.succeeded(),
     );
   }
 

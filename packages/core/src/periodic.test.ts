@@ -7,6 +7,7 @@ describe('PeriodicTask', () => {
     let inFlight = 0;
     let overlapped = false;
     const errors: unknown[] = [];
+    const outcomes: string[] = [];
     let release: (() => void) | undefined;
     const task = new PeriodicTask(
       async () => {
@@ -21,7 +22,11 @@ describe('PeriodicTask', () => {
         }
       },
       1,
-      (err) => errors.push(err),
+      (err) => {
+        errors.push(err);
+        outcomes.push('failed');
+      },
+      () => outcomes.push('worked'),
     );
     task.start();
     while (rounds < 4) await new Promise((r) => setTimeout(r, 2));
@@ -37,5 +42,6 @@ describe('PeriodicTask', () => {
     expect(overlapped).toBe(false);
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toBe('round 2 failed');
+    expect(outcomes).toEqual(['worked', 'failed', 'worked', 'worked']);
   });
 });

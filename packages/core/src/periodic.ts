@@ -1,5 +1,6 @@
 // A task repeated every `intervalMs` after the previous round ended (never two rounds at once).
-// A round that throws is reported to `onError` and the loop goes on; stop() waits for the round
+// A round that throws is reported to `onError` and the loop goes on; a round that works, to
+// `onSuccess` (a FailureStreak of @belfry/log ends its streak there); stop() waits for the round
 // in progress.
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
@@ -10,6 +11,7 @@ export class PeriodicTask {
     private readonly round: () => Promise<unknown>,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
+    private readonly onSuccess: () => void = () => {},
   ) {}
 
   start(): void {
@@ -17,7 +19,7 @@ export class PeriodicTask {
     const loop = () => {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
-        this.running = this.round().catch(this.onError).finally(loop);
+        this.running = this.round().then(this.onSuccess, this.onError).finally(loop);
       }, this.intervalMs);
     };
     loop();

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createLogger, withIds } from './index';
+import { createLogger, FailureStreak, withIds } from './index';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -35,6 +36,35 @@ describe('createLogger', () => {
     expect(lines[0]).toMatchObject({ service: 'test', msg: 'hello', headers: { accept: 'json' } });
   });
 
+  it('logs an error without the live objects a library hung on it (a pg client), keeping its own fields', () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
+    const err = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      severity: 'FATAL',
+      detail: { table: 'runs' },
+      client: new pg.Client({ connectionString: 'postgres://belfry:hunter2@127.0.0.1:5432/belfry' }),
+      cause: new Error('socket closed'),
+    });
+    log.warn({ err }, 'queue error');
+    const line = lines[0] as { err: Record<string, unknown> };
+    expect(line.err).toMatchObject({
+      type: 'Error',
+      // pino's serializer adds the cause to the message and the stack
+      message: 'terminating connection due to administrator command: socket closed',
+      code: '57P01',
+      severity: 'FATAL',
+      detail: { table: 'runs' },
+    });
+    expect(String(line.err.stack)).toContain('socket closed');
+    expect(line.err).not.toHaveProperty('client');
+    const text = JSON.stringify(line);
+    for (const part of ['connectionParameters', 'secretKey', 'hunter2', '127.0.0.1']) expect(text).not.toContain(part);
+    // a non-error under err stays as given
+    log.warn({ err: 'just a message' }, 'x');
+    expect(lines[1]).toMatchObject({ err: 'just a message' });
+  });
+
   it('child loggers carry the ids a line is about, and only those that are set', () => {
     const { lines, destination } = capture();
     const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
@@ -61,5 +91,34 @@ describe('createLogger', () => {
       ['error', { tenantId: 'ten_2' }, 'failed'],
     ]);
     expect(withIds(plain, { jobId: undefined })).toBe(plain);
+  });
+});
+
+describe('FailureStreak', () => {
+  it('reports the first failure in full, then the 2nd, 4th, 8th … briefly, and the recovery once', () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
+    const streak = new FailureStreak(log, 'alert dispatch');
+    const down = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    const counts = Array.from({ length: 60 }, () => streak.failed(down, { loop: 'dispatch' }));
+    expect(counts.at(-1)).toBe(60);
+    streak.succeeded();
+    streak.succeeded();
+    expect(lines.map((l) => [l.level, l.msg, l.failures])).toEqual([
+      [50, 'alert dispatch failed', undefined],
+      [40, 'alert dispatch failed again', 2],
+      [40, 'alert dispatch failed again', 4],
+      [40, 'alert dispatch failed again', 8],
+      [40, 'alert dispatch failed again', 16],
+      [40, 'alert dispatch failed again', 32],
+      [30, 'alert dispatch works again', 60],
+    ]);
+    expect(lines[0]).toMatchObject({ loop: 'dispatch', err: { message: down.message } });
+    expect(String((lines[0] as { err: { stack: string } }).err.stack)).toContain('ECONNREFUSED');
+    expect(lines[1]).toMatchObject({ loop: 'dispatch', err: down.message });
+    // a new streak starts over, at the level given
+    const warnOnly = new FailureStreak(log, 'heartbeat', 'warn');
+    warnOnly.failed('timeout');
+    expect(lines.at(-1)).toMatchObject({ level: 40, msg: 'heartbeat failed', err: 'timeout' });
   });
 });

@@ -46,11 +46,32 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
 }
 
+/**
+ * An error as a line carries it: pino's own serializer (type, message, stack, cause, the error's
+ * own fields such as a PostgreSQL error's code), less the live objects some libraries hang on
+ * their errors — pg-boss's and pg's errors carry the whole database `client` (its connection
+ * parameters, sockets and type tables: kilobytes of a line, at every lost connection). Plain data
+ * (strings, numbers, plain objects, arrays) and errors stay.
+ */
+export function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(out)) if (isLiveObject(value)) delete out[key];
+  return out;
+}
+
+function isLiveObject(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Error) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto !== Object.prototype && proto !== null && !(value instanceof Date);
+}
+
 export function createLogger(options: LoggerOptions): Log {
   const config: pino.LoggerOptions = {
     level: options.level,
     base: options.base,
     redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+    serializers: { err: serializeError },
   };
   return options.destination ? pino(config, options.destination) : pino(config);
 }
@@ -91,4 +112,40 @@ export function withIds(log: Log | LineLogger, ids: LogIds): Log | LineLogger {
       else log[level]({ ...fields, ...obj }, msg);
     };
   return { info: line('info'), warn: line('warn'), error: line('error') };
+}
+
+/**
+ * How a loop that fails at every round while what it needs is away (the database restarting)
+ * reports it: the first failure in full (with the error's stack, at `level`), then only the 2nd,
+ * 4th, 8th … failure of the streak, one short line each ("<what> failed again", the error's
+ * message and the count), and one line when a round works again. A loop running every second
+ * through a one-minute outage writes 7 lines, not 60.
+ */
+export class FailureStreak {
+  private failures = 0;
+
+  constructor(
+    private readonly log: LineLogger,
+    private readonly what: string,
+    private readonly level: 'error' | 'warn' = 'error',
+  ) {}
+
+  /** Reports a failed round; answers how many rounds in a row have failed. */
+  failed(err: unknown, fields: object = {}): number {
+    this.failures += 1;
+    const n = this.failures;
+    if (n === 1) this.log[this.level]({ ...fields, err }, `${this.what} failed`);
+    else if ((n & (n - 1)) === 0)
+      this.log.warn(
+        { ...fields, err: err instanceof Error ? err.message : String(err), failures: n },
+        `${this.what} failed again`,
+      );
+    return n;
+  }
+
+  /** A round worked: ends the streak (one line if there was one). */
+  succeeded(): void {
+    if (this.failures) this.log.info({ failures: this.failures }, `${this.what} works again`);
+    this.failures = 0;
+  }
 }

@@ -2,6 +2,7 @@
 // the dashboard's cluster view reads (partitions owned, in-flight runs, start lag).
 import type pg from 'pg';
 import { hostname } from 'node:os';
+import { FailureStreak } from '@belfry/log';
 import type { Log } from '../logger';
 import type { Role } from '../env';
 
@@ -16,6 +17,7 @@ export class NodeRegistry {
   private timer: NodeJS.Timeout | undefined;
   private statsSource: () => Record<string, unknown> = () => ({});
   private readonly heartbeatMs: number;
+  private readonly failures: FailureStreak;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -23,6 +25,7 @@ export class NodeRegistry {
     private readonly log: Log,
   ) {
     this.heartbeatMs = config.heartbeatMs ?? 2_000;
+    this.failures = new FailureStreak(log, 'heartbeat', 'warn');
   }
 
   setStatsSource(fn: () => Record<string, unknown>): void {
@@ -47,8 +50,9 @@ export class NodeRegistry {
         this.config.nodeId,
         JSON.stringify(this.statsSource()),
       ]);
+      this.failures.succeeded();
     } catch (err) {
-      this.log.warn({ err }, 'heartbeat failed');
+      this.failures.failed(err);
     }
   }
 

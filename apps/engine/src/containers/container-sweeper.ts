@@ -12,6 +12,7 @@ import { idTime, PeriodicTask } from '@belfry/core';
 import { adoptContainerRun, type ClaimedRun, selectContainerRuns } from '@belfry/db';
 import { CONTAINER_LABELS, containerName, dockerStatus } from '@belfry/handlers';
 import type Docker from 'dockerode';
+import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
 import type { Log } from '../logger';
 import type { ContainerPresence } from '../maintenance/reaper';
@@ -51,10 +52,12 @@ export class ContainerSweeper implements ContainerPresence {
     private readonly log: Log,
   ) {
     this.docker = engine.docker;
+    const failures = new FailureStreak(log, 'container sweep', 'warn');
     this.loop = new PeriodicTask(
       () => this.sweepOnce(),
       config.intervalMs,
-      (err) => this.log.warn({ err }, 'container sweep failed'),
+      (err) => failures.failed(err),
+      () => failures.succeeded(),
     );
   }
 

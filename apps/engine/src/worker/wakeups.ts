@@ -9,6 +9,7 @@ import pg from 'pg';
 import { CANCEL_CHANNEL, discoverQueues, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
 import type { WorkerLane } from '@belfry/core';
 import { Backoff } from '../backoff';
+import { FailureStreak } from '@belfry/log';
 import type { Log } from '../logger';
 import type { DbClock } from '../db-clock';
 
@@ -31,6 +32,7 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private readonly reconnectBackoff = new Backoff({ initialMs: 250, maxMs: 5_000 });
+  private readonly discoveryFailures: FailureStreak;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -39,6 +41,7 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
     private readonly log: Log,
   ) {
     super();
+    this.discoveryFailures = new FailureStreak(log, 'queue discovery', 'warn');
   }
 
   async start(): Promise<void> {
@@ -160,8 +163,9 @@ export class Wakeups extends EventEmitter<{ ready: [string[]]; cancel: [string] 
         this.hint(q.name, q.at.getTime());
         if (q.next) this.hint(q.name, q.next.getTime());
       }
+      this.discoveryFailures.succeeded();
     } catch (err) {
-      this.log.warn({ err }, 'queue discovery failed');
+      this.discoveryFailures.failed(err);
     }
   }
 }

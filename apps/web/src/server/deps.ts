@@ -7,6 +7,7 @@ import { prepareLeaseTokens, type ServiceDeps, systemClock } from '@belfry/api';
 import { Keyring, parseKeyList } from '@belfry/core';
 import { createPool, createPrisma, createQueueClient, localSecret, PullWakeups, resolveDatabase } from '@belfry/db';
 import { ImageAllowList } from '@belfry/handlers/schemas';
+import { FailureStreak } from '@belfry/log';
 import { webEnv } from './env';
 import { log } from './log';
 
@@ -59,9 +60,12 @@ async function buildDeps(): Promise<ServiceDeps> {
     });
     const containerImages = ImageAllowList.parse(env.BELFRY_CONTAINER_IMAGES);
     // Long-polling pull-queue claims wake on NOTIFY; LISTEN needs a session: the direct URL.
+    // while the database is away every reconnect fails: the first in full, then a few lines
+    const listenerFailures = new FailureStreak(log, 'pull-queue wake listener', 'warn');
     const pullWakeups = new PullWakeups({
       url: target.directUrl,
-      onError: (err) => log.warn({ err }, 'pull-queue wake listener error'),
+      onError: (err) => listenerFailures.failed(err),
+      onListening: () => listenerFailures.succeeded(),
     });
     await pullWakeups.start().catch((err: unknown) => log.warn({ err }, 'pull-queue wake listener not started'));
     return {

@@ -16,6 +16,8 @@ export interface PullWakeupsOptions {
   /** ... and while it is not */
   disconnectedPollMs?: number;
   onError?: (err: unknown) => void;
+  /** the listener is connected and listening (again, after an error) */
+  onListening?: () => void;
 }
 
 interface Waiter {
@@ -145,6 +147,7 @@ export class PullWakeups {
       return;
     }
     this.client = client;
+    this.options.onListening?.();
   }
 
   private reconnect(failed: pg.Client): void {
