@@ -13,6 +13,7 @@ import {
   warmPool,
 } from '@belfry/db';
 import { warmHttpClient } from '@belfry/handlers';
+import { FailureStreak } from '@belfry/log';
 import { NodeRegistry } from './cluster/node-registry';
 import { DbClock } from './db-clock';
 import type { EngineEnv } from './env';
@@ -75,10 +76,12 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
     name: `belfry-engine-direct:${env.nodeId}`,
     onError: (err) => log.debug({ err }, 'idle database connection lost'),
   });
+  const queueFailures = new FailureStreak(log, 'queue', 'warn', { quietMs: 60_000 });
   const boss = await createQueueClient(target.url, {
     supervise: env.roles.includes('worker'),
     max: QUEUE_POOL_MAX,
-    onError: (err) => log.warn({ err }, 'queue error'),
+    // pg-boss's own loops report each failure and never a success: a streak ends after a quiet minute
+    onError: (err) => queueFailures.failed(err),
   });
   const warmed = await warmPool(pool, POOL_WARM);
   if (warmed < POOL_WARM)

@@ -121,4 +121,25 @@ describe('FailureStreak', () => {
     warnOnly.failed('timeout');
     expect(lines.at(-1)).toMatchObject({ level: 40, msg: 'heartbeat failed', err: 'timeout' });
   });
+
+  it('with quietMs, a source that never reports success starts a new streak after a quiet spell', () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
+    let now = 1_000_000;
+    const streak = new FailureStreak(log, 'queue', 'warn', { quietMs: 30_000, now: () => now });
+    const counts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      counts.push(streak.failed(new Error('terminating connection')));
+      now += 1_000;
+    }
+    now += 30_001;
+    counts.push(streak.failed(new Error('terminating connection')));
+    expect(counts).toEqual([1, 2, 3, 4, 5, 1]);
+    expect(lines.map((l) => [l.msg, l.failures])).toEqual([
+      ['queue failed', undefined],
+      ['queue failed again', 2],
+      ['queue failed again', 4],
+      ['queue failed', undefined],
+    ]);
+  });
 });

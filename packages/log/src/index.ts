@@ -119,19 +119,25 @@ export function withIds(log: Log | LineLogger, ids: LogIds): Log | LineLogger {
  * reports it: the first failure in full (with the error's stack, at `level`), then only the 2nd,
  * 4th, 8th … failure of the streak, one short line each ("<what> failed again", the error's
  * message and the count), and one line when a round works again. A loop running every second
- * through a one-minute outage writes 7 lines, not 60.
+ * through a one-minute outage writes 7 lines, not 60. For errors from a source that never says
+ * it works again (pg-boss's error events), `quietMs` ends a streak after that long without one.
  */
 export class FailureStreak {
   private failures = 0;
+  private lastFailureAt = 0;
 
   constructor(
     private readonly log: LineLogger,
     private readonly what: string,
     private readonly level: 'error' | 'warn' = 'error',
+    private readonly options: { quietMs?: number; now?: () => number } = {},
   ) {}
 
   /** Reports a failed round; answers how many rounds in a row have failed. */
   failed(err: unknown, fields: object = {}): number {
+    const now = (this.options.now ?? Date.now)();
+    if (this.options.quietMs !== undefined && now - this.lastFailureAt > this.options.quietMs) this.failures = 0;
+    this.lastFailureAt = now;
     this.failures += 1;
     const n = this.failures;
     if (n === 1) this.log[this.level]({ ...fields, err }, `${this.what} failed`);

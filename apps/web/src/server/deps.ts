@@ -41,10 +41,12 @@ async function buildDeps(): Promise<ServiceDeps> {
   const prisma = createPrisma(target.url, { max: 10, onError });
   try {
     const partitions = await readPartitions(pool);
+    const queueFailures = new FailureStreak(log, 'queue client', 'warn', { quietMs: 60_000 });
     const queue = await createQueueClient(target.url, {
       supervise: false,
       max: 5,
-      onError: (err) => log.warn({ err: err.message }, 'queue client error'),
+      // pg-boss reports each failure and never a success: a streak ends after a quiet minute
+      onError: (err) => queueFailures.failed(err),
     });
     const keyring = Keyring.from(
       localSecret('encryption-key', env.BELFRY_ENCRYPTION_KEY),
