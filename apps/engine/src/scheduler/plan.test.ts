@@ -64,8 +64,50 @@ describe('planEntry: an entry due within the grace period', () => {
 
   it('treats an occurrence exactly misfireGraceMs old as due, one millisecond older as missed', () => {
     const grace = DEFAULT_PLAN_OPTIONS.misfireGraceMs;
-    expect(pendingTimes(planEntry(everyMinute, due, 'skip', new Date(due.getTime() + grace)))).toEqual([iso(due)]);
+    // exactly the grace old: due, run with the occurrence that falls due at that very moment
+    expect(pendingTimes(planEntry(everyMinute, due, 'skip', new Date(due.getTime() + grace)))).toEqual([
+      iso(due),
+      iso(new Date(due.getTime() + MINUTE)),
+    ]);
     expect(pendingTimes(planEntry(everyMinute, due, 'skip', new Date(due.getTime() + grace + 1)))).toEqual([]);
+  });
+});
+
+describe('planEntry: a backlog shorter than the grace period (every second, 45 s behind)', () => {
+  const due = at('2026-12-01T10:00:00Z');
+  const now = at('2026-12-01T10:00:45.300Z');
+
+  it.each(['run_once', 'skip', 'catch_up'] as const)(
+    '%s: the overdue occurrences run, overduePerScan of them per scan, oldest first',
+    (policy) => {
+      const plan = planEntry(everySecond, due, policy, now);
+      expect(pendingTimes(plan)).toEqual(occurrences(everySecond, due, at('2026-12-01T10:00:09Z')));
+      expect(skippedTimes(plan)).toEqual([]);
+      expect(iso(plan.next)).toBe('2026-12-01T10:00:10.000Z');
+      expect(plan.unrecordedSkips).toBe(0);
+    },
+  );
+
+  it('stops at now: an entry 3 s behind yields the occurrences up to now, the next one ahead', () => {
+    const plan = planEntry(everySecond, due, 'run_once', at('2026-12-01T10:00:03.500Z'));
+    expect(pendingTimes(plan)).toEqual(occurrences(everySecond, due, at('2026-12-01T10:00:03Z')));
+    expect(iso(plan.next)).toBe('2026-12-01T10:00:04.000Z');
+  });
+
+  it('repeated scans (200 ms apart) catch up with every occurrence exactly once, none skipped, in a few scans', () => {
+    let t = now.getTime();
+    const { plans, next } = drain(everySecond, due, 'run_once', () => new Date((t += 200)), DEFAULT_PLAN_OPTIONS);
+    const ran = plans.flatMap(pendingTimes);
+    expect(ran).toEqual(occurrences(everySecond, due, new Date((next as Date).getTime() - SECOND)));
+    expect(plans.flatMap(skippedTimes)).toEqual([]);
+    // one occurrence a scan would have taken ~57 scans (45 behind, 5 more falling due a second)
+    expect(plans.length).toBeLessThanOrEqual(6);
+  });
+
+  it('an overduePerScan below 1 still makes the due occurrence', () => {
+    const plan = planEntry(everySecond, due, 'run_once', now, { ...DEFAULT_PLAN_OPTIONS, overduePerScan: 0 });
+    expect(pendingTimes(plan)).toEqual([iso(due)]);
+    expect(iso(plan.next)).toBe('2026-12-01T10:00:01.000Z');
   });
 });
 
@@ -108,7 +150,13 @@ describe('planEntry: after an outage (every minute, 10 minutes missed)', () => {
 });
 
 describe('planEntry: catch_up of more than catchUpMax occurrences', () => {
-  const options: PlanOptions = { misfireGraceMs: 5 * SECOND, catchUpMax: 30, catchUpPerScan: 10, skipRecordMax: 1_000 };
+  const options: PlanOptions = {
+    misfireGraceMs: 5 * SECOND,
+    catchUpMax: 30,
+    catchUpPerScan: 10,
+    skipRecordMax: 1_000,
+    overduePerScan: 10,
+  };
   const due = at('2026-12-01T10:00:00Z');
   const now = at('2026-12-01T10:01:39.500Z'); // 100 occurrences every second: 10:00:00 .. 10:01:39
   const missed = occurrences(everySecond, due, at('2026-12-01T10:01:39Z'));

@@ -3,7 +3,9 @@
 //
 // An occurrence is a misfire when it is older than `misfireGraceMs` at scan time (nothing
 // could run it: node or cluster down). Otherwise it is simply due (or due within the
-// look-ahead window) and is materialized as a pending run.
+// look-ahead window) and is materialized as a pending run — with the ones after it that are
+// already past too, up to `overduePerScan`: after a short outage (the database restarting) a
+// frequent schedule's backlog drains in a few scans instead of one occurrence per scan.
 import {
   countFireTimesBetween,
   fireTimesBetween,
@@ -21,6 +23,8 @@ export interface PlanOptions {
   catchUpPerScan: number;
   /** at most this many skipped occurrences are recorded per job per scan */
   skipRecordMax: number;
+  /** within the grace period: at most this many past occurrences are materialized per job per scan */
+  overduePerScan: number;
 }
 
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
@@ -28,6 +32,7 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
   catchUpMax: 100,
   catchUpPerScan: 10,
   skipRecordMax: 1_000,
+  overduePerScan: 10,
 };
 
 export interface PlannedOccurrence {
@@ -66,7 +71,13 @@ export function planEntry(
   options: PlanOptions = DEFAULT_PLAN_OPTIONS,
 ): Plan {
   if (due.getTime() >= dbNow.getTime() - options.misfireGraceMs) {
-    return { occurrences: [pending(due)], next: nextFireTime(spec, due), unrecordedSkips: 0 };
+    // Due, not missed. An entry still ahead (the look-ahead window) yields its one occurrence, as
+    // in steady operation; one already past yields the occurrences up to now with it (a backlog
+    // of less than the grace period: every scan it waited for would have made one of them).
+    const times =
+      due.getTime() < dbNow.getTime() ? occurrencesFrom(spec, due, dbNow, Math.max(1, options.overduePerScan)) : [due];
+    const last = times.at(-1) ?? due;
+    return { occurrences: times.map(pending), next: nextFireTime(spec, last), unrecordedSkips: 0 };
   }
 
   // Misfire: `due` and possibly more occurrences up to now were missed.
