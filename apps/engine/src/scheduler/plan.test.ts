@@ -95,8 +95,12 @@ describe('planEntry: a backlog shorter than the grace period (every second, 45 s
   });
 
   it('repeated scans (200 ms apart) catch up with every occurrence exactly once, none skipped, in a few scans', () => {
-    let t = now.getTime();
-    const { plans, next } = drain(everySecond, due, 'run_once', () => new Date((t += 200)), DEFAULT_PLAN_OPTIONS);
+    let clock = now.getTime();
+    const tick = () => {
+      clock += 200; // a scan every 200 ms
+      return new Date(clock);
+    };
+    const { plans, next } = drain(everySecond, due, 'run_once', tick, DEFAULT_PLAN_OPTIONS);
     const ran = plans.flatMap(pendingTimes);
     expect(ran).toEqual(occurrences(everySecond, due, new Date((next as Date).getTime() - SECOND)));
     expect(plans.flatMap(skippedTimes)).toEqual([]);
