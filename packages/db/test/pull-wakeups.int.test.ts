@@ -3,6 +3,7 @@
 // streak there), and hints reach its waiters again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { waitForValue } from '../../../test/fixtures';
 import { lanePrefix, PullWakeups, WAKE_CHANNEL } from '@belfry/db';
 
 let db: TestDatabase;
@@ -14,14 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.destroy();
 });
-
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function listenerPids(): Promise<number[]> {
   const { rows } = await db.pool.query<{ pid: number }>(
@@ -48,10 +41,12 @@ describe('PullWakeups', () => {
       expect(pid).toBeTypeOf('number');
 
       await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
-      await until('the listener to be back', async () => {
-        const pids = await listenerPids();
-        return events.at(-1) === 'listening' && pids.length === 1 && pids[0] !== pid;
-      });
+      // the listener back: listening again, on a new backend
+      await waitForValue(
+        listenerPids,
+        (pids) => events.at(-1) === 'listening' && pids.length === 1 && pids[0] !== pid,
+        15_000,
+      );
       expect(events[0]).toBe('listening');
       expect(events.slice(1, -1)).toContain('error');
       expect(events.filter((e) => e === 'listening')).toHaveLength(2);
@@ -63,7 +58,11 @@ describe('PullWakeups', () => {
         woken = true;
       });
       await db.pool.query('SELECT pg_notify($1, $2)', [WAKE_CHANNEL, JSON.stringify([{ q: queue, at: Date.now() }])]);
-      await until('the waiter to be woken by the hint', () => woken);
+      await waitForValue(
+        async () => woken,
+        (w) => w,
+        15_000,
+      );
     } finally {
       await wakeups.stop();
     }
