@@ -1,7 +1,6 @@
-// Turning what came back (or what went wrong) into a HandlerOutcome's fields: a bounded,
-// UTF-8-safe snippet of the response body that never buffers more than it keeps, and the
-// mapping from Node/undici errors to a FailureKind plus a message a customer can act on.
-import type { Readable } from 'node:stream';
+// Turning what came back (or what went wrong) into a HandlerOutcome's fields: a UTF-8-safe
+// snippet of the response body's first bytes (read, bounded, by exchange.ts), and the mapping
+// from Node/undici errors to a FailureKind plus a message a customer can act on.
 import type { FailureKind } from '@belfry/core';
 
 /** Our own abort reasons, so an abort can be told apart from every other error. */
@@ -25,79 +24,12 @@ export function formatSeconds(ms: number): string {
   return `${Number.isInteger(s) ? s : s.toFixed(1)}s`;
 }
 
-interface PrefixRead {
-  chunks: Buffer[];
-  size: number;
-  maxBytes: number;
-  resolve: (read: { bytes: Buffer; complete: boolean }) => void;
-  reject: (err: unknown) => void;
-}
-
-// The read's state rides on the stream, so one set of listeners serves every delivery: closures
-// made per call cost an allocation each and, under tsx (esbuild keepNames), a defineProperty
-// each — readPrefix's five were ~1.5 % of a busy engine's CPU.
-const kPrefixRead = Symbol('belfry.prefixRead');
-type PrefixStream = Readable & { [kPrefixRead]?: PrefixRead | undefined };
-
-function endPrefixRead(body: PrefixStream): PrefixRead | undefined {
-  const read = body[kPrefixRead];
-  body[kPrefixRead] = undefined;
-  body.off('data', onPrefixData);
-  body.off('end', onPrefixEnd);
-  body.off('error', onPrefixError);
-  body.off('close', onPrefixClose);
-  return read;
-}
-
-function onPrefixData(this: PrefixStream, chunk: Buffer): void {
-  const read = this[kPrefixRead];
-  if (!read) return;
-  read.chunks.push(chunk);
-  read.size += chunk.length;
-  if (read.size > read.maxBytes) {
-    this.pause();
-    endPrefixRead(this);
-    read.resolve({ bytes: Buffer.concat(read.chunks, read.size), complete: false });
-  }
-}
-
-// Each settles the read once; an event after that (its listeners are gone by then) finds none.
-function onPrefixEnd(this: PrefixStream): void {
-  const read = endPrefixRead(this);
-  read?.resolve({ bytes: Buffer.concat(read.chunks, read.size), complete: true });
-}
-
-function onPrefixError(this: PrefixStream, err: Error): void {
-  endPrefixRead(this)?.reject(err);
-}
-
-function onPrefixClose(this: PrefixStream): void {
-  endPrefixRead(this)?.reject(
-    Object.assign(new Error('response body closed before it ended'), { code: 'UND_ERR_SOCKET' }),
-  );
-}
-
-/**
- * Reads until more than `maxBytes` bytes have arrived or the body ends, then pauses the
- * stream and leaves the rest unread: memory is bounded by maxBytes plus one chunk
- * (undici's highWaterMark), however much the target sends. Errors and aborts reject.
- * One read per stream at a time.
- */
-export function readPrefix(body: Readable, maxBytes: number): Promise<{ bytes: Buffer; complete: boolean }> {
-  const stream = body as PrefixStream;
-  if (stream[kPrefixRead]) return Promise.reject(new Error('readPrefix: this body is already being read'));
-  return new Promise((resolve, reject) => {
-    stream[kPrefixRead] = { chunks: [], size: 0, maxBytes, resolve, reject };
-    stream.on('data', onPrefixData).on('end', onPrefixEnd).on('error', onPrefixError).on('close', onPrefixClose);
-  });
-}
-
 const isContinuationByte = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80;
 
 /**
  * At most `maxBytes` bytes of `bytes` as text, cut before a character that would
  * straddle the limit. A UTF-8 character is at most 4 bytes, so the cut moves back at
- * most 3; `bytes` must hold at least one byte past the limit (readPrefix ensures it) to
+ * most 3; `bytes` must hold at least one byte past the limit (Exchange ensures it) to
  * know whether the limit falls inside a character.
  */
 export function utf8Snippet(bytes: Buffer, maxBytes: number): string | null {

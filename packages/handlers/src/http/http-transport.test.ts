@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpHandler, type HttpTarget } from './http';
-import { closedPort, makeContext, startServer, type TestServer } from '../testing';
+import { closedPort, makeContext, startServer, tcpProxy, type TestServer } from '../testing';
 import type { TenantAgents } from './tenant-agents';
 
 const post = (url: string): HttpTarget => ({ type: 'http', url, method: 'POST' });
@@ -179,6 +179,35 @@ describe('keep-alive', () => {
     const [long, after] = server.requests.slice(before);
     expect(after!.socket === long!.socket).toBe(true);
     expect(after!.remotePort).toBe(long!.remotePort);
+  });
+});
+
+describe('a request queued for a busy socket', () => {
+  it("leaves the tenant's queue at its deadline, without opening a socket of its own", async () => {
+    const handler = new HttpHandler({ allowPrivateTargets: true, connectionsPerOrigin: 1 });
+    const target = await tcpProxy(await closedPort(), { silent: true }); // accepts, never answers
+    await target.start();
+    try {
+      const url = `http://127.0.0.1:${target.port}/`;
+      let firstDone = false;
+      const first = handler.execute(post(url), {}, makeContext({ timeoutMs: 1_500 })).finally(() => {
+        firstDone = true;
+      });
+      while (target.accepted < 1) await new Promise((r) => setTimeout(r, 5));
+      // The tenant's only socket to the origin is taken: this one waits in the pool, and its
+      // deadline comes while it waits.
+      const queued = await handler.execute(post(url), {}, makeContext({ timeoutMs: 200 }));
+      expect(queued).toMatchObject({ ok: false, failure: 'timeout', error: 'timed out after 0.2s' });
+      expect(firstDone).toBe(false);
+      expect(await first).toMatchObject({ ok: false, failure: 'timeout' });
+      // The first's abort destroyed its socket. The queued request, settled long ago, is
+      // taken out of the queue when it reaches the connection: it opens none.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(target.accepted).toBe(1);
+    } finally {
+      await handler.close();
+      await target.stop();
+    }
   });
 });
 

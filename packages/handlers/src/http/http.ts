@@ -20,13 +20,8 @@ import {
 } from './http-request';
 import { ReadySockets } from './ready-sockets';
 import { TenantAgents } from './tenant-agents';
-import {
-  DeliveryCancelledError,
-  DeliveryTimeoutError,
-  describeFailure,
-  readPrefix,
-  utf8Snippet,
-} from './http-response';
+import { Exchange, MAX_TIMER_MS } from './exchange';
+import { DeliveryCancelledError, describeFailure, utf8Snippet } from './http-response';
 
 export type { HttpMethod } from './http-request';
 
@@ -58,31 +53,12 @@ export interface HttpHandlerOptions {
 // After the snippet, up to this much more is read and discarded so a pooled socket can
 // be reused; a longer body is cut off (destroying that socket) rather than downloaded.
 const DRAIN_LIMIT_BYTES = 64 * 1024;
-// setTimeout overflows (and fires at once) past 2^31-1 ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_LOCATION_CHARS = 200;
-/**
- * The delivery's own abort: the attempt's signal (cancel, lease lost, shutdown) and the
- * deadline both end the exchange through it. It listens on the attempt's signal itself
- * (handleEvent).
- */
-class DeliveryAbort extends AbortController {
-  constructor(private readonly attempt: AbortSignal) {
-    super();
-  }
-
-  handleEvent(): void {
-    this.abort(new DeliveryCancelledError(this.attempt.reason));
-  }
-}
-
 type Result = Omit<HandlerOutcome, 'durationMs'>;
 
 function failed(failure: FailureKind, error: string, extra: Partial<Result> = {}): Result {
   return { ok: false, failure, error, httpStatus: null, responseSnippet: null, retryAfterMs: null, ...extra };
 }
-
-function ignoreError(): void {}
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -195,9 +171,7 @@ export class HttpHandler implements Handler<HttpTarget> {
     recordRequest: (request: { redactedHeaders: Record<string, string> }) => void,
   ): Promise<Result> {
     let host = '';
-    let status: number | null = null;
-    const abort = new DeliveryAbort(ctx.signal);
-    let timer: NodeJS.Timeout | undefined;
+    let exchange: Exchange | undefined;
     try {
       const timeoutMs = ctx.timeoutMs;
       if (!(timeoutMs > 0)) throw new InvalidTargetError(`timeoutMs must be positive, got ${timeoutMs}`);
@@ -219,42 +193,36 @@ export class HttpHandler implements Handler<HttpTarget> {
       host = request.url.host;
 
       if (ctx.signal.aborted) throw new DeliveryCancelledError(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', abort, { once: true });
-      // One deadline for the whole exchange: connect, headers and body.
-      timer = setTimeout(() => abort.abort(new DeliveryTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMER_MS));
-
-      const res = await agent.request({
-        origin: request.url.origin,
-        path: request.url.path,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal: abort.signal,
-        // Our deadline governs; undici's own per-phase timers are a backstop only.
-        headersTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
-        bodyTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
+      // One deadline for the whole exchange: a free socket, connect, headers and body.
+      exchange = new Exchange({
+        maxBytes: this.maxResponseBytes,
+        drainLimitBytes: DRAIN_LIMIT_BYTES,
+        timeoutMs,
+        signal: ctx.signal,
       });
-      status = res.statusCode;
-      // An abort after readPrefix settles would otherwise emit 'error' with no listener.
-      res.body.on('error', ignoreError);
-      const { bytes } = await readPrefix(res.body, this.maxResponseBytes);
-      // Best effort: lets a short remainder be discarded so the socket returns to the
-      // pool; a long one is cut off. Either way the outcome is already decided.
-      await res.body.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => {});
+      agent.dispatch(
+        exchange.dispatchOptions({
+          origin: request.url.origin,
+          path: request.url.path,
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          // Our deadline governs; undici's own per-phase timers are a backstop only.
+          headersTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
+          bodyTimeout: Math.min(timeoutMs + 1_000, MAX_TIMER_MS),
+        }),
+        exchange,
+      );
+      const res = await exchange.response;
       // undici hands a finished HTTP/1.1 socket back to its pool only after a setImmediate
       // (client-h1 onMessageComplete); wait that turn so the caller's next delivery to
       // this origin reuses the socket instead of racing it and opening another.
       await new Promise((resolve) => setImmediate(resolve));
 
-      return this.fromResponse(res.statusCode, res.statusText, res.headers, bytes, ctx);
+      return this.fromResponse(res.statusCode, res.statusText, res.headers, res.bytes, ctx);
     } catch (err) {
-      // Prefer our own abort reason: undici may surface it wrapped or as a socket error.
-      const reason = abort.signal.aborted ? abort.signal.reason : err;
-      const { failure, error } = describeFailure(reason, host || String(target?.url ?? ''));
-      return failed(failure, error, { httpStatus: status });
-    } finally {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', abort);
+      const { failure, error } = describeFailure(err, host || String(target?.url ?? ''));
+      return failed(failure, error, { httpStatus: exchange?.statusCode ?? null });
     }
   }
 
