@@ -19,6 +19,7 @@ import {
   withTransaction,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
+import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
 import { Backoff } from '../backoff';
 import type { Log } from '../logger';
@@ -67,6 +68,7 @@ export class Reaper {
   private outage = false;
   private quietUntil = 0;
   private passes = 0;
+  private readonly passFailures: FailureStreak;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -75,7 +77,9 @@ export class Reaper {
     private readonly log: Log,
     private readonly metrics?: Metrics,
     private readonly containers?: ContainerPresence,
-  ) {}
+  ) {
+    this.passFailures = new FailureStreak(log, 'reaper');
+  }
 
   start(): void {
     this.stopped = false;
@@ -85,13 +89,13 @@ export class Reaper {
         this.running = this.pass().then(
           () => {
             this.backoff.succeed();
+            this.passFailures.succeeded();
             loop(this.config.intervalMs);
           },
           (err) => {
             this.outage = true;
             const delayMs = Math.max(this.config.intervalMs, this.backoff.fail());
-            if (this.backoff.streak === 1) this.log.error({ err, delayMs }, 'reaper failed');
-            else this.log.warn({ err: (err as Error)?.message, failures: this.backoff.streak }, 'reaper failed again');
+            this.passFailures.failed(err, { delayMs });
             loop(delayMs);
           },
         );

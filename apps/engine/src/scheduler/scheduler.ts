@@ -17,6 +17,7 @@ import {
   withTransaction,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
+import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
 import { Backoff } from '../backoff';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
@@ -63,6 +64,7 @@ export class Scheduler {
   private readonly helpers = new Set<Promise<void>>();
   private stopped = true;
   private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
+  private readonly scanFailures: FailureStreak;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -71,7 +73,9 @@ export class Scheduler {
     private readonly config: SchedulerConfig,
     private readonly log: Log,
     private readonly metrics?: Metrics,
-  ) {}
+  ) {
+    this.scanFailures = new FailureStreak(log, 'scheduler scan');
+  }
 
   start(): void {
     this.stopped = false;
@@ -81,19 +85,16 @@ export class Scheduler {
         this.loop = this.scanOnce()
           .then((r) => {
             this.backoff.succeed();
+            this.scanFailures.succeeded();
             if (r.more) this.addHelper();
             next(r.more ? 0 : this.config.idleDelayMs);
           })
           .catch((err) => {
             // The database away: try again after a growing, jittered delay; the first success
             // resets it. Nothing is lost meanwhile: due entries wait in the table.
+            // The first failure in full, then the 2nd, 4th, 8th … (FailureStreak).
             const delayMs = this.backoff.fail();
-            if (this.backoff.streak === 1) this.log.error({ err, delayMs }, 'scheduler scan failed');
-            else
-              this.log.warn(
-                { err: (err as Error)?.message, failures: this.backoff.streak, delayMs },
-                'scheduler scan failed again',
-              );
+            this.scanFailures.failed(err, { delayMs });
             next(delayMs);
           });
       }, delay);

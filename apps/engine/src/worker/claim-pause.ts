@@ -2,6 +2,7 @@
 // starts for a while (growing with failures in a row, jittered), then the pool is pumped again.
 // The ready queues stay marked meanwhile, so nothing that was ready is forgotten, and the
 // first fetch that succeeds ends the pause for good.
+import { FailureStreak } from '@belfry/log';
 import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 
@@ -10,31 +11,31 @@ export class ClaimPause {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
+  private readonly failures: FailureStreak;
 
   constructor(
     /** called when the pause is over */
     private readonly resume: () => void,
-    private readonly log: Log,
-  ) {}
+    log: Log,
+  ) {
+    this.failures = new FailureStreak(log, 'fetch and claim');
+  }
 
   get paused(): boolean {
     return Date.now() < this.until;
   }
 
   succeeded(): void {
+    if (!this.backoff.streak) return;
     this.backoff.succeed();
+    this.failures.succeeded();
   }
 
   failed(err: unknown, fields: Record<string, unknown>): void {
     const delayMs = this.backoff.fail();
     this.until = Math.max(this.until, Date.now() + delayMs);
-    // The first failure with its stack; the rest of an outage one line each, at most a few a second.
-    if (this.backoff.streak === 1) this.log.error({ err, ...fields, delayMs }, 'fetch and claim failed');
-    else
-      this.log.warn(
-        { err: (err as Error)?.message, failures: this.backoff.streak, delayMs },
-        'fetch and claim failed again',
-      );
+    // The first failure with its stack, then the 2nd, 4th, 8th … as one short line each.
+    this.failures.failed(err, { ...fields, delayMs });
     if (this.timer || this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
