@@ -50,15 +50,15 @@ describe('Exchange', () => {
     expect(c.aborts).toEqual([]);
   });
 
-  it('keeps one chunk past the limit, discards the rest up to the drain limit and lets the body end', async () => {
-    const x = exchange({ maxBytes: 3, drainLimitBytes: 10 });
+  it('keeps one chunk past the limit and discards the rest of a body within the drain limit to its end', async () => {
+    const x = exchange({ maxBytes: 3, drainLimitBytes: 16 });
     const c = controller();
     x.onRequestStart(c);
     x.onResponseStart(c, 200, {});
     x.onResponseData(c, Buffer.from('ab'));
     x.onResponseData(c, Buffer.from('cdef')); // crosses the limit: kept
     x.onResponseData(c, Buffer.from('ghijk')); // discarded
-    x.onResponseData(c, Buffer.from('lmnop')); // discarded: exactly the drain limit
+    x.onResponseData(c, Buffer.from('lmnop')); // discarded: 16 bytes in all, the drain limit
     x.onResponseEnd();
     await expect(x.response).resolves.toMatchObject({ bytes: Buffer.from('abcdef') });
     expect(c.aborts).toEqual([]);
@@ -76,6 +76,46 @@ describe('Exchange', () => {
     // what undici reports after the abort changes nothing
     x.onResponseError(c, new Error('aborted'));
     await expect(x.response).resolves.toMatchObject({ statusCode: 500 });
+  });
+
+  it('cuts off a body announced longer than the drain limit as soon as the kept bytes are in', async () => {
+    const x = exchange({ maxBytes: 3, drainLimitBytes: 100 });
+    const c = controller();
+    x.onRequestStart(c);
+    x.onResponseStart(c, 200, { 'content-length': '101' });
+    x.onResponseData(c, Buffer.from('ab'));
+    expect(c.aborts).toEqual([]);
+    x.onResponseData(c, Buffer.from('cd'));
+    await expect(x.response).resolves.toMatchObject({ statusCode: 200, bytes: Buffer.from('abcd') });
+    expect(c.aborts).toHaveLength(1);
+  });
+
+  it('lets the response stand when the deadline, or a broken socket, comes after the kept bytes', async () => {
+    vi.useFakeTimers();
+    const late = exchange({ maxBytes: 3, timeoutMs: 1_000 });
+    const c = controller();
+    late.onRequestStart(c);
+    late.onResponseStart(c, 200, {});
+    late.onResponseData(c, Buffer.from('abcd'));
+    vi.advanceTimersByTime(1_000);
+    await expect(late.response).resolves.toMatchObject({ statusCode: 200, bytes: Buffer.from('abcd') });
+    expect(c.aborts).toHaveLength(1);
+    expect(c.aborts[0]).toBeInstanceOf(DeliveryTimeoutError);
+
+    const reset = exchange({ maxBytes: 3 });
+    reset.onRequestStart(c);
+    reset.onResponseStart(c, 500, {});
+    reset.onResponseData(c, Buffer.from('abcd'));
+    reset.onResponseError(c, Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    await expect(reset.response).resolves.toMatchObject({ statusCode: 500 });
+
+    // before the kept bytes are in, the same deadline fails the exchange
+    const early = exchange({ maxBytes: 3, timeoutMs: 1_000 });
+    early.onRequestStart(c);
+    early.onResponseStart(c, 200, {});
+    early.onResponseData(c, Buffer.from('abc'));
+    vi.advanceTimersByTime(1_000);
+    await expect(early.response).rejects.toBeInstanceOf(DeliveryTimeoutError);
   });
 
   it('times out while still queued for a socket, and aborts the request when undici starts it', async () => {

@@ -18,7 +18,8 @@ import { DeliveryCancelledError, DeliveryTimeoutError } from './http-response';
  * is called with a function that takes the request out of the queue (how request() honours its
  * signal there, undici/lib/api/abort-signal.js). The symbol is internal to undici, so it is
  * looked up and may be missing in another version: then an exchange ended while queued is
- * aborted when undici starts it, at the cost of that socket (a test notices: exchange.test.ts).
+ * aborted when undici starts it, at the cost of that socket (a test notices: "a request queued
+ * for a busy socket", http-transport.test.ts).
  */
 export const kQueuedAbort: symbol | undefined = (() => {
   try {
@@ -44,8 +45,9 @@ export interface ExchangeOptions {
   /** bytes of the body kept; one chunk more may arrive before the rest is discarded */
   maxBytes: number;
   /**
-   * After the kept bytes, up to this much more is read and discarded so that the socket can be
-   * reused; a longer body is cut off (its socket destroyed) rather than downloaded.
+   * A body up to this long (the kept bytes included) is read to its end, the rest discarded, so
+   * that the socket can be reused; a longer one, or one announced longer, is cut off (its socket
+   * destroyed) once the kept bytes are in, rather than downloaded.
    */
   drainLimitBytes: number;
   timeoutMs: number;
@@ -59,6 +61,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly response: Promise<ExchangeResponse>;
   private statusText = '';
   private headers: IncomingHttpHeaders = {};
+  /** the body's announced length (content-length), if any */
+  private contentLength: number | null = null;
   private chunks: Buffer[] = [];
   private kept = 0;
   private discarded = 0;
@@ -95,13 +99,26 @@ export class Exchange implements Dispatcher.DispatchHandler {
     return { ...options, [kQueuedAbort]: (cancel: (reason: Error) => void) => this.queued(cancel) };
   }
 
-  /** Ends the exchange with `reason` now, wherever the request is (see dispatchOptions). */
+  /**
+   * Ends the exchange with `reason` now, wherever the request is (see dispatchOptions). Once more
+   * than the kept bytes have arrived the response stands (decided), whatever becomes of the rest.
+   */
   abort(reason: Error): void {
     if (this.settled) return;
     this.reason = reason;
-    this.fail(reason);
+    if (this.decided) this.succeed();
+    else this.fail(reason);
     if (this.controller) this.controller.abort(reason);
     else this.dequeue?.(reason);
+  }
+
+  /**
+   * More than the kept bytes arrived: the snippet is complete and the outcome is the response's.
+   * A deadline, a cancel or a broken socket while the rest drains does not undo it — the target
+   * answered, and calling it again would deliver twice.
+   */
+  private get decided(): boolean {
+    return this.kept > this.options.maxBytes;
   }
 
   /** undici queued the request in a client (again, after a pool's queue): how to take it out. */
@@ -129,17 +146,21 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.statusCode = statusCode;
     this.headers = headers;
     this.statusText = statusText ?? '';
+    const length = headers['content-length'];
+    this.contentLength = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : null;
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
-    if (this.kept <= this.options.maxBytes) {
+    if (this.decided) {
+      this.discarded += chunk.length;
+    } else {
       this.chunks.push(chunk);
       this.kept += chunk.length;
-      return;
+      if (!this.decided) return;
     }
-    this.discarded += chunk.length;
-    if (this.discarded > this.options.drainLimitBytes) {
+    const { drainLimitBytes } = this.options;
+    if (this.kept + this.discarded > drainLimitBytes || (this.contentLength ?? 0) > drainLimitBytes) {
       // The outcome is decided by the status; the rest of a long body is not worth the socket.
       this.succeed();
       controller.abort(new Error('response body longer than the drain limit: cut off'));
@@ -151,7 +172,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, err: Error): void {
-    this.fail(this.reason ?? err);
+    if (this.decided) this.succeed();
+    else this.fail(this.reason ?? err);
   }
 
   private succeed(): void {

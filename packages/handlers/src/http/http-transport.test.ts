@@ -37,6 +37,16 @@ describe('deadlines and failures', () => {
     expect(outcome).toMatchObject({ ok: false, failure: 'timeout', httpStatus: 200 });
   });
 
+  it('takes a 2xx whose body stalls after the snippet as delivered: the target answered', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-length': '20000' });
+      res.write('x'.repeat(5_000)); // more than the 4096 bytes kept, then nothing
+    });
+    const outcome = await handler.execute(post(`${server.url}/`), {}, makeContext({ timeoutMs: 300 }));
+    expect(outcome).toMatchObject({ ok: true, httpStatus: 200, error: null });
+    expect(outcome.responseSnippet).toHaveLength(4096);
+  });
+
   it('reports a cancelled run as a retryable connection failure', async () => {
     server = await startServer(() => {});
     const controller = new AbortController();
