@@ -61,8 +61,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly response: Promise<ExchangeResponse>;
   private statusText = '';
   private headers: IncomingHttpHeaders = {};
-  /** the body's announced length (content-length), if any */
-  private contentLength: number | null = null;
   private chunks: Buffer[] = [];
   private kept = 0;
   private discarded = 0;
@@ -146,8 +144,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.statusCode = statusCode;
     this.headers = headers;
     this.statusText = statusText ?? '';
-    const length = headers['content-length'];
-    this.contentLength = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : null;
+  }
+
+  /** the body's announced length (content-length) passes `limit`; read only for a long body */
+  private announcedOver(limit: number): boolean {
+    const length = this.headers['content-length'];
+    return typeof length === 'string' && Number(length) > limit;
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -160,7 +162,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
       if (!this.decided) return;
     }
     const { drainLimitBytes } = this.options;
-    if (this.kept + this.discarded > drainLimitBytes || (this.contentLength ?? 0) > drainLimitBytes) {
+    if (this.kept + this.discarded > drainLimitBytes || this.announcedOver(drainLimitBytes)) {
       // The outcome is decided by the status; the rest of a long body is not worth the socket.
       this.succeed();
       controller.abort(new Error('response body longer than the drain limit: cut off'));
