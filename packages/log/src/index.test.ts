@@ -1,22 +1,11 @@
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { logLines } from '../../../test/log-lines';
 import { createLogger, FailureStreak, withIds } from './index';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, destination };
-}
 
 describe('createLogger', () => {
   it('never writes secrets, API keys, passwords or credential headers', () => {
-    const { lines, destination } = capture();
+    const { lines, destination } = logLines();
     const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
     log.info(
       {
@@ -37,7 +26,7 @@ describe('createLogger', () => {
   });
 
   it('logs an error without the live objects a library hung on it (a pg client), keeping its own fields', () => {
-    const { lines, destination } = capture();
+    const { lines, destination } = logLines();
     const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
     const err = Object.assign(new Error('terminating connection due to administrator command'), {
       code: '57P01',
@@ -66,7 +55,7 @@ describe('createLogger', () => {
   });
 
   it('child loggers carry the ids a line is about, and only those that are set', () => {
-    const { lines, destination } = capture();
+    const { lines, destination } = logLines();
     const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
     withIds(log, { tenantId: 'ten_1', jobId: 'job_1', runId: undefined }).info('about a job');
     withIds(log, {}).warn('about nothing');
@@ -96,7 +85,7 @@ describe('createLogger', () => {
 
 describe('FailureStreak', () => {
   it('reports the first failure in full, then the 2nd, 4th, 8th … briefly, and the recovery once', () => {
-    const { lines, destination } = capture();
+    const { lines, destination } = logLines();
     const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
     const streak = new FailureStreak(log, 'alert dispatch');
     const down = new Error('connect ECONNREFUSED 127.0.0.1:5432');
@@ -123,7 +112,7 @@ describe('FailureStreak', () => {
   });
 
   it('with quietMs, a source that never reports success starts a new streak after a quiet spell', () => {
-    const { lines, destination } = capture();
+    const { lines, destination } = logLines();
     const log = createLogger({ level: 'info', base: { service: 'test' }, destination });
     let now = 1_000_000;
     const streak = new FailureStreak(log, 'queue', 'warn', { quietMs: 30_000, now: () => now });

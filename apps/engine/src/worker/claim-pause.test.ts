@@ -1,16 +1,10 @@
-import { Writable } from 'node:stream';
 import { createLogger } from '@belfry/log';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { logLines } from '../../../../test/log-lines';
 import { ClaimPause } from './claim-pause';
 
 function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { lines, destination } = logLines();
   return { lines, log: createLogger({ level: 'info', base: {}, destination }) };
 }
 

@@ -50,8 +50,9 @@ export interface HttpHandlerOptions {
   resolver?: Resolver;
 }
 
-// After the snippet, up to this much more is read and discarded so a pooled socket can
-// be reused; a longer body is cut off (destroying that socket) rather than downloaded.
+// A body up to this long in all is read to its end (the part past the snippet discarded) so a
+// pooled socket can be reused; a longer one is cut off (destroying that socket) rather than
+// downloaded (Exchange).
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 const MAX_LOCATION_CHARS = 200;
 type Result = Omit<HandlerOutcome, 'durationMs'>;
