@@ -98,6 +98,22 @@ describe('executeAttempt, a run claimed ahead', () => {
     expect(seen.executed).toBeUndefined();
   });
 
+  it('is not started, and is released, when its start cannot be confirmed (the database away)', async () => {
+    const { deps, seen } = recording();
+    deps.gate = {
+      confirm: async () => {
+        throw new Error('Connection terminated unexpectedly');
+      },
+    };
+    const e = execution(runDueIn(150));
+    expect(await executeAttempt(deps, e)).toMatchObject({
+      ok: false,
+      error: 'not started: could not confirm the run before starting it (Connection terminated unexpectedly)',
+    });
+    expect(e.reason).toBe('unconfirmed');
+    expect(seen.executed).toBeUndefined();
+  });
+
   it('starts without a prepared request when preparing failed or the handler has none', async () => {
     for (const prepare of ['throws', 'none'] as const) {
       const { deps, seen } = recording({ prepare });

@@ -93,6 +93,9 @@ export async function executeAttempt(deps: ExecuteDeps, execution: Execution): P
       // Cancelled or taken back while it waited: its outcome will be fenced out.
       if (!started) execution.reason ??= 'cancelled';
     } catch (err) {
+      // Nobody could say whether the run is still ours, so its target is not called; the run is
+      // released (outcome.ts), to be claimed again once the database answers, not failed.
+      execution.reason ??= 'unconfirmed';
       return notRun(
         'connection',
         `not started: could not confirm the run before starting it (${(err as Error).message})`,

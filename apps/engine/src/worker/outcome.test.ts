@@ -122,6 +122,12 @@ describe('attemptOutcome', () => {
     });
   });
 
+  it('releases a run claimed ahead whose start could not be confirmed: its retries are not spent', () => {
+    const error = 'not started: could not confirm the run before starting it (Connection terminated)';
+    const outcome = attemptOutcome(run(1), failed({ failure: 'connection', error }), 'unconfirmed', now, top);
+    expect(outcome).toMatchObject({ runStatus: 'pending', attemptStatus: 'cancelled', nextAttemptAt: now, error });
+  });
+
   it('a cancelled or lost attempt is recorded as failed (the fence decides whether it counts)', () => {
     expect(attemptOutcome(run(1), failed({ failure: 'connection' }), 'cancelled', now, top)).toMatchObject({
       runStatus: 'failed',

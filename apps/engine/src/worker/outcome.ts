@@ -1,12 +1,13 @@
 // What an attempt's end means for its run and attempt rows: succeeded; released (the node shuts
-// down, or the run belongs to another lane now) so it runs again at once; or failed, with the
+// down, the run belongs to another lane now, or a run claimed ahead could not be confirmed
+// before its start) so it runs again at once; or failed, with the
 // one retry decision (decideRetry) choosing between a retry time and dead. Pure.
 import { decideRetry } from '@belfry/core';
 import type { AttemptOutcome, ClaimedRun } from '@belfry/db';
 import { type HandlerOutcome, storedHeaders } from '@belfry/handlers';
 
 /** Why this worker stopped an attempt itself, if it did. */
-export type StopReason = 'cancelled' | 'lease-lost' | 'shutdown' | 'rerouted';
+export type StopReason = 'cancelled' | 'lease-lost' | 'shutdown' | 'rerouted' | 'unconfirmed';
 
 export function attemptOutcome(
   run: ClaimedRun,
@@ -29,8 +30,10 @@ export function attemptOutcome(
   if (outcome.ok) {
     return { ...base, runStatus: 'succeeded', attemptStatus: 'succeeded', nextAttemptAt: null, error: null };
   }
-  if (stopped === 'shutdown' || stopped === 'rerouted') {
-    // Released, not failed: another node (or the run's own lane) picks the run up at once.
+  if (stopped === 'shutdown' || stopped === 'rerouted' || stopped === 'unconfirmed') {
+    // Released, not failed: another node (or the run's own lane) picks the run up at once. The
+    // target was not called, so the attempt does not spend the job's retries — a run claimed
+    // ahead whose start check met a database restart is delivered once it is back.
     return {
       ...base,
       runStatus: 'pending',
