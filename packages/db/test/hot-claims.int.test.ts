@@ -430,7 +430,15 @@ describe('the reaper on a day partition filled after its statistics', () => {
       [base],
     );
     const inFlight = await insertPendingRun(db, tenantId, -29);
-    await claimRuns(db.pool, WORKER, 30_000, [inFlight.id], [inFlight.scheduled_time]);
+    const expired = await insertPendingRun(db, tenantId, -28);
+    await claimRuns(
+      db.pool,
+      WORKER,
+      30_000,
+      [inFlight.id, expired.id],
+      [inFlight.scheduled_time, expired.scheduled_time],
+    );
+    await expireLeases(db.pool, [expired.id]);
     // sequential scans of that partition in one transaction of a new connection (its pending
     // counts are this transaction's alone; empty partitions may be read so, at no cost)
     const client = new pg.Client({ connectionString: db.url });
@@ -438,7 +446,9 @@ describe('the reaper on a day partition filled after its statistics', () => {
     let scans: string | undefined;
     try {
       await client.query('BEGIN');
-      expect((await selectExpiredRuns(client, 100)).map((r) => r.id)).not.toContain(inFlight.id);
+      const found = (await selectExpiredRuns(client, 100)).map((r) => r.id);
+      expect(found).toContain(expired.id);
+      expect(found).not.toContain(inFlight.id);
       await sweepRunningRuns(client, 100);
       const { rows } = await client.query<{ scans: string }>(
         'SELECT pg_stat_get_xact_numscans($1::oid)::text AS scans',
@@ -451,6 +461,29 @@ describe('the reaper on a day partition filled after its statistics', () => {
     }
     expect(scans).toBe('0');
     expect(await isListed(db, inFlight.id)).toBe(true);
+  });
+
+  it('a pass reads only the lists while no lease has passed, and probes the runs once one has', async () => {
+    const run = await insertPendingRun(db, tenantId, -27);
+    await claimRuns(db.pool, WORKER, 30_000, [run.id], [run.scheduled_time]);
+    // the previous test's expired run is still listed with its lease passed: out of the way
+    await db.pool.query('DELETE FROM open_runs WHERE leased_until < now()');
+    const scan = () =>
+      withTransaction(db.pool, async (tx) => {
+        const statements: string[] = [];
+        const counted = {
+          query: (text: string, values?: unknown[]) => {
+            statements.push(text);
+            return tx.query(text, values);
+          },
+        } as typeof tx;
+        const found = await selectExpiredRuns(counted, 100);
+        return { found: found.map((r) => r.id), probedRuns: statements.some((t) => /\bFROM runs\b/.test(t)) };
+      });
+    // in flight: the lists are read, no statement on runs is planned or run
+    expect(await scan()).toEqual({ found: [], probedRuns: false });
+    await expireLeases(db.pool, [run.id]);
+    expect(await scan()).toEqual({ found: [run.id], probedRuns: true });
   });
 });
 
