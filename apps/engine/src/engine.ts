@@ -8,6 +8,7 @@ import {
   type DatabaseTarget,
   migrate,
   queueDepth,
+  reachesServerDirectly,
   requireDirectConnection,
   resolveDatabase,
   warmPool,
@@ -53,6 +54,9 @@ export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngi
 
 async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promise<RunningEngine> {
   await requireDirectConnection(target);
+  // Hot statements are prepared under a name only where DATABASE_URL reaches PostgreSQL itself
+  // (@belfry/db prepared.ts), never through a transaction pooler.
+  const reachesServer = await reachesServerDirectly(target);
   // Migrations hold a session advisory lock: straight to PostgreSQL, never through a pooler.
   await migrate(target.directUrl, { partitions: env.db.BELFRY_PARTITIONS });
   // A stopped (SIGSTOP) node must not hold locks forever: the server aborts its idle
@@ -69,6 +73,7 @@ async function startOn(target: DatabaseTarget, env: EngineEnv, log: Log): Promis
       idle_in_transaction_session_timeout: Math.min(10_000, env.partitionLeaseMs),
       lock_timeout: 10_000,
     },
+    preparedStatements: reachesServer,
   });
   // Retention's pass runs under a session advisory lock (one node at a time).
   const direct = createPool(target.directUrl, {

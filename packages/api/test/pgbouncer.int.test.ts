@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createPool, findRepoRoot, withTransaction } from '@belfry/db';
+import { createPool, findRepoRoot, reachesServerDirectly, withTransaction } from '@belfry/db';
 import { type EngineNode, startEngineNode } from '../../../test/engine-nodes';
 import { childEnv } from '../../../test/env';
 import { type Sink, startSink } from '../../../test/fixtures';
@@ -134,6 +134,19 @@ describe('through PgBouncer in transaction pooling mode', () => {
     } finally {
       await pool.end();
     }
+  });
+
+  it('named statements are kept on a direct URL, never on one through the pooler (the next transaction may land on another server connection)', async () => {
+    const target = (url: string, directConfigured: boolean) => ({
+      url,
+      directUrl: h.db.url,
+      directConfigured,
+      embedded: null,
+      release: async () => {},
+    });
+    expect(await reachesServerDirectly(target(bouncer.url(h.db.name), true))).toBe(false);
+    expect(await reachesServerDirectly(target(h.db.url, true))).toBe(true);
+    expect(await reachesServerDirectly(target(h.db.url, false))).toBe(true);
   });
 
   it('an engine given only the pooled URL refuses to start, in one sentence saying what to set', async () => {

@@ -7,6 +7,7 @@ import { ensureEmbeddedPostgres, type EmbeddedServer } from './embedded';
 import { readDbEnv, type DbEnv } from './env';
 import { belfryHome } from './paths';
 import { StartupError } from './startup-error';
+import { keepPreparedStatements } from './sql/prepared';
 import { setTransactionSettings } from './transaction';
 
 export interface DatabaseTarget {
@@ -83,6 +84,17 @@ export async function requireDirectConnection(target: DatabaseTarget): Promise<v
   }
 }
 
+/**
+ * May pools on `target.url` keep named statements (prepared.ts)? Only where the URL reaches
+ * PostgreSQL itself: the embedded server, a DATABASE_URL that requireDirectConnection found
+ * direct (no BELFRY_DIRECT_DATABASE_URL given), or one told apart from a pooler here. Call it
+ * after requireDirectConnection.
+ */
+export async function reachesServerDirectly(target: DatabaseTarget): Promise<boolean> {
+  if (target.embedded || !target.directConfigured) return true;
+  return !(await goesThroughPooler(target.url));
+}
+
 export interface PoolOptions {
   max?: number;
   /** connections kept open however long they sit idle (default 0: idle ones close after 30 s) */
@@ -98,6 +110,11 @@ export interface PoolOptions {
   connectionTimeoutMs?: number;
   /** told about errors of idle connections (the server restarted, a backend was terminated) */
   onError?: (err: Error) => void;
+  /**
+   * The pool's connections reach PostgreSQL itself (no transaction pooler between): hot
+   * statements are prepared once per connection under a name (prepared.ts).
+   */
+  preparedStatements?: boolean;
 }
 
 export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
@@ -116,6 +133,7 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   // pool drops that client and the next query reconnects.
   pool.on('error', (err) => options.onError?.(err));
   if (options.transactionSettings) setTransactionSettings(pool, options.transactionSettings);
+  if (options.preparedStatements) keepPreparedStatements(pool);
   return pool;
 }
 

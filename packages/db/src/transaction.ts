@@ -2,6 +2,7 @@
 // for deadlocks and serialization failures, the whole transaction again. A client whose
 // ROLLBACK fails is discarded rather than returned to the pool.
 import type pg from 'pg';
+import { isStalePreparedStatement, planningEachCall } from './sql/prepared';
 
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -23,7 +24,15 @@ export function setTransactionSettings(pool: pg.Pool, settings: Record<string, n
 export interface TransactionOptions {
   /** how many times to run the transaction when it hits a deadlock or serialization failure */
   maxTries?: number;
+  /**
+   * Every statement of the transaction is planned for its parameters (plan_cache_mode =
+   * force_custom_plan, sent with BEGIN), so that on a pool that keeps named statements the
+   * transaction may use them (prepared.ts).
+   */
+  namedStatements?: boolean;
 }
+
+const CUSTOM_PLANS = "SET LOCAL plan_cache_mode = 'force_custom_plan'";
 
 export async function withTransaction<T>(
   pool: pg.Pool,
@@ -42,7 +51,9 @@ export async function withTransaction<T>(
     };
     client.on('error', onError);
     try {
-      await client.query(begins.get(pool) ?? 'BEGIN');
+      const begin = begins.get(pool) ?? 'BEGIN';
+      await client.query(options.namedStatements ? `${begin}; ${CUSTOM_PLANS}` : begin);
+      if (options.namedStatements) planningEachCall(client, true);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
@@ -50,10 +61,13 @@ export async function withTransaction<T>(
       await client.query('ROLLBACK').catch((rollbackError: Error) => {
         broken = rollbackError; // the connection is unusable; do not return it to the pool
       });
+      // its named statement would fail the same way at every use (prepared.ts)
+      if (!broken && isStalePreparedStatement(err)) broken = err as Error;
       const code = (err as { code?: unknown }).code;
       if (attempt < maxTries && typeof code === 'string' && RETRYABLE.has(code)) continue;
       throw err;
     } finally {
+      planningEachCall(client, false);
       client.off('error', onError);
       client.release(broken);
     }

@@ -42,7 +42,7 @@ export async function claimFromQueue(deps: ClaimDeps, queue: string, room: numbe
       }
       result.claimed = await claimRuns(client, deps.workerId, deps.runLeaseMs, ids, times);
     },
-    { maxTries: 1 },
+    { maxTries: 1, namedStatements: true },
   );
   return result;
 }

@@ -188,7 +188,7 @@ export class CompletionBatcher {
         }
         return recorded;
       },
-      { maxTries: 5 },
+      { maxTries: 5, namedStatements: true },
     );
   }
 }

@@ -15,6 +15,7 @@
 // are taken and the rest stay in it, still first in line (its priority, creation and start time
 // kept). Only messages the claim takes from are locked; when another claimer holds some of the
 // first ones, a second statement looks past them (takeRound).
+import { statement } from '../sql/prepared';
 import type { Queryable } from '../sql/types';
 import type { RunBatchMessage, RunMessage } from './enqueue';
 import { parseQueueName } from './names';
@@ -132,7 +133,7 @@ async function takeRound(
     take_candidates: string[] | null;
     take_offered: number;
     take_messages: TakenRow[] | null;
-  }>('SELECT * FROM belfry_take_round($1, $2, $3::uuid[])', [queue, room, passed]);
+  }>(statement(db, 'belfry_take_round', 'SELECT * FROM belfry_take_round($1, $2, $3::uuid[])'), [queue, room, passed]);
   return {
     candidates: rows[0]?.take_candidates ?? [],
     offered: rows[0]?.take_offered ?? 0,

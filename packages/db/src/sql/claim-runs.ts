@@ -5,6 +5,7 @@
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
 import type { Priority, RunTrigger } from '@belfry/core';
 import { openRunOf, unlistEnded } from './open-runs';
+import { statement } from './prepared';
 import { distinctTimes, type Queryable } from './types';
 
 export interface ClaimedRun {
@@ -105,8 +106,16 @@ export async function claimRuns(
   // half-filled pages, so a HOT update too, and the row is deleted when the run finishes anyway.
   // Until then running_runs took an insert here and a delete at the completion (~7 % of a 100K
   // herd's time, bench/results/README, stop 39).
-  const { rows } = await tx.query<ClaimedRun>(
-    `WITH claimed AS (
+  const { rows } = await tx.query<ClaimedRun>(statement(tx, 'belfry_claim_runs', CLAIM_SQL), [
+    workerId,
+    leaseMs,
+    ids,
+    distinctTimes(times),
+  ]);
+  return rows;
+}
+
+const CLAIM_SQL = `WITH claimed AS (
        UPDATE runs r
        SET status = 'running', attempt = r.attempt + 1, worker_id = $1,
            lease_expires_at = now() + make_interval(secs => $2::float8 / 1000),
@@ -128,8 +137,4 @@ export async function claimRuns(
      )
      SELECT c.*, j.target, j.target_secrets, j.payload, j.timeout_seconds, j.retry_max_attempts, j.retry_initial_delay_seconds,
             j.retry_max_delay_seconds, now() AS db_now
-     FROM claimed c JOIN jobs j ON j.id = c.job_id`,
-    [workerId, leaseMs, ids, distinctTimes(times)],
-  );
-  return rows;
-}
+     FROM claimed c JOIN jobs j ON j.id = c.job_id`;

@@ -14,6 +14,7 @@
 // fail the whole batch with a duplicate key, again at every retry.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
+import { statement } from './prepared';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
@@ -60,8 +61,37 @@ export async function completeAttempts(
   if (!outcomes.length) return [];
   // Every join here is between the batch and rows found by key (withoutNestedLoops).
   const { rows } = await withoutNestedLoops(tx, () =>
-    tx.query<CompletedRun>(
-      `WITH o AS (
+    tx.query<CompletedRun>(statement(tx, 'belfry_complete_attempts', COMPLETE_SQL), [
+      workerId,
+      outcomes.map((o) => o.runId),
+      outcomes.map((o) => o.scheduledTime),
+      outcomes.map((o) => o.attempt),
+      outcomes.map((o) => o.runStatus),
+      outcomes.map((o) => o.attemptStatus),
+      outcomes.map((o) => o.nextAttemptAt),
+      outcomes.map((o) => o.httpStatus),
+      outcomes.map((o) => o.durationMs),
+      outcomes.map((o) => o.error),
+      outcomes.map((o) => o.responseSnippet),
+      outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
+      outcomes.map((o) => o.exitCode ?? null),
+      distinctTimes(outcomes.map((o) => o.scheduledTime)),
+    ]),
+  );
+  // Nothing is written to the runs' jobs: a one-off is stored completed when its run is
+  // materialized and shown so once that run has ended (advance-schedule.ts, jobStatusSql).
+  // Incidents open and resolve with the outcomes that cause them (in the caller's order).
+  const order = new Map(outcomes.map((o, i) => [o.runId, i]));
+  await recordAlertOutcomes(
+    tx,
+    [...rows]
+      .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))
+      .map((r) => ({ runId: r.id, tenantId: r.tenant_id, jobId: r.job_id, status: r.status })),
+  );
+  return rows;
+}
+
+const COMPLETE_SQL = `WITH o AS (
        SELECT * FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::timestamptz[],
                             $8::int[], $9::int[], $10::text[], $11::text[], $12::jsonb[], $13::int[])
          AS o(run_id, scheduled_time, attempt, run_status, attempt_status, next_attempt_at,
@@ -112,34 +142,4 @@ export async function completeAttempts(
        -- a retry (or a run given back) stays listed, its lease cleared
        ${releaseLeases('done', `e.status NOT IN ${FINISHED_STATUSES}`)}
      )
-     SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`,
-      [
-        workerId,
-        outcomes.map((o) => o.runId),
-        outcomes.map((o) => o.scheduledTime),
-        outcomes.map((o) => o.attempt),
-        outcomes.map((o) => o.runStatus),
-        outcomes.map((o) => o.attemptStatus),
-        outcomes.map((o) => o.nextAttemptAt),
-        outcomes.map((o) => o.httpStatus),
-        outcomes.map((o) => o.durationMs),
-        outcomes.map((o) => o.error),
-        outcomes.map((o) => o.responseSnippet),
-        outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
-        outcomes.map((o) => o.exitCode ?? null),
-        distinctTimes(outcomes.map((o) => o.scheduledTime)),
-      ],
-    ),
-  );
-  // Nothing is written to the runs' jobs: a one-off is stored completed when its run is
-  // materialized and shown so once that run has ended (advance-schedule.ts, jobStatusSql).
-  // Incidents open and resolve with the outcomes that cause them (in the caller's order).
-  const order = new Map(outcomes.map((o, i) => [o.runId, i]));
-  await recordAlertOutcomes(
-    tx,
-    [...rows]
-      .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))
-      .map((r) => ({ runId: r.id, tenantId: r.tenant_id, jobId: r.job_id, status: r.status })),
-  );
-  return rows;
-}
+     SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`;

@@ -8,6 +8,7 @@
 import type { IncidentCandidate } from './alert-notifications';
 import { openIncidents, queueRecoveryNotices } from './alert-notifications';
 import { EFFECTIVE_ALERT_SETTINGS_SQL } from './alert-settings';
+import { statement } from './prepared';
 import type { Queryable } from './types';
 
 export interface AlertOutcome {
@@ -74,17 +75,10 @@ export async function recordAlertOutcomes(tx: Queryable, outcomes: AlertOutcome[
   let resolved: string[] = [];
   if (succeeded.length) {
     // Cheap when nothing is wrong (the common case): both statements find no rows by index.
-    const { rows } = await tx.query<{ id: string }>(
-      `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(job_id, run_id)),
-       reset AS (
-         UPDATE job_alert_states st SET consecutive_failures = 0, updated_at = now()
-         FROM s WHERE st.job_id = s.job_id AND st.consecutive_failures > 0
-       )
-       UPDATE incidents i SET resolved_at = now(), resolved_run_id = s.run_id
-       FROM s WHERE i.job_id = s.job_id AND i.resolved_at IS NULL AND i.kind IN ('dead', 'failing')
-       RETURNING i.id`,
-      [succeeded.map((j) => j.jobId), succeeded.map((j) => j.successRunId)],
-    );
+    const { rows } = await tx.query<{ id: string }>(statement(tx, 'belfry_alert_resets', RESET_SQL), [
+      succeeded.map((j) => j.jobId),
+      succeeded.map((j) => j.successRunId),
+    ]);
     resolved = rows.map((r) => r.id);
     await queueRecoveryNotices(tx, resolved);
   }
@@ -143,3 +137,13 @@ export async function recordAlertOutcomes(tx: Queryable, outcomes: AlertOutcome[
   }
   return { opened, resolved: resolved.length };
 }
+
+// a job's success resets its failure streak and resolves its open failure incidents
+const RESET_SQL = `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(job_id, run_id)),
+       reset AS (
+         UPDATE job_alert_states st SET consecutive_failures = 0, updated_at = now()
+         FROM s WHERE st.job_id = s.job_id AND st.consecutive_failures > 0
+       )
+       UPDATE incidents i SET resolved_at = now(), resolved_run_id = s.run_id
+       FROM s WHERE i.job_id = s.job_id AND i.resolved_at IS NULL AND i.kind IN ('dead', 'failing')
+       RETURNING i.id`;

@@ -1,9 +1,15 @@
 // The minimal query interface hot-path SQL needs: a pg Pool, or a client inside a transaction.
 export interface Queryable {
   query<R extends object = Record<string, unknown>>(
-    text: string,
+    text: string | NamedStatement,
     values?: unknown[],
   ): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/** A statement with a name: parsed once per connection, then only bound and run (prepared.ts). */
+export interface NamedStatement {
+  name: string;
+  text: string;
 }
 
 // Statements that address runs (or run_attempts) by (id, scheduled_time) pairs from an unnest()
