@@ -2,7 +2,7 @@
 // for deadlocks and serialization failures, the whole transaction again. A client whose
 // ROLLBACK fails is discarded rather than returned to the pool.
 import type pg from 'pg';
-import { isStalePreparedStatement, planningEachCall } from './sql/prepared';
+import { isStalePreparedStatement, keepsPreparedStatements, planningEachCall } from './sql/prepared';
 
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -25,12 +25,19 @@ export interface TransactionOptions {
   /** how many times to run the transaction when it hits a deadlock or serialization failure */
   maxTries?: number;
   /**
-   * Every statement of the transaction is planned for its parameters (plan_cache_mode =
-   * force_custom_plan, sent with BEGIN), so that on a pool that keeps named statements the
-   * transaction may use them (prepared.ts).
+   * On a pool that keeps named statements (prepared.ts), the transaction uses them, and plans
+   * every statement for its parameters (plan_cache_mode = force_custom_plan, sent with BEGIN).
+   * Elsewhere nothing changes.
    */
   namedStatements?: boolean;
 }
+
+/**
+ * Connections given up because their named statement went stale, at most, per transaction:
+ * each is dropped and the transaction runs again on another (every connection of the pool may
+ * hold the stale statement once).
+ */
+const STALE_CONNECTIONS_AT_MOST = 100;
 
 const CUSTOM_PLANS = "SET LOCAL plan_cache_mode = 'force_custom_plan'";
 
@@ -40,6 +47,8 @@ export async function withTransaction<T>(
   options: TransactionOptions = {},
 ): Promise<T> {
   const maxTries = options.maxTries ?? 3;
+  const named = Boolean(options.namedStatements) && keepsPreparedStatements(pool);
+  let stale = 0;
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -52,8 +61,8 @@ export async function withTransaction<T>(
     client.on('error', onError);
     try {
       const begin = begins.get(pool) ?? 'BEGIN';
-      await client.query(options.namedStatements ? `${begin}; ${CUSTOM_PLANS}` : begin);
-      if (options.namedStatements) planningEachCall(client, true);
+      await client.query(named ? `${begin}; ${CUSTOM_PLANS}` : begin);
+      if (named) planningEachCall(client, true);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
@@ -61,8 +70,15 @@ export async function withTransaction<T>(
       await client.query('ROLLBACK').catch((rollbackError: Error) => {
         broken = rollbackError; // the connection is unusable; do not return it to the pool
       });
-      // its named statement would fail the same way at every use (prepared.ts)
-      if (!broken && isStalePreparedStatement(err)) broken = err as Error;
+      // Its named statement would fail the same way at every use (prepared.ts): the connection
+      // is dropped and the transaction runs again, not counted as a try (nothing was done).
+      if (isStalePreparedStatement(err)) {
+        broken ??= err as Error;
+        if (stale++ < STALE_CONNECTIONS_AT_MOST) {
+          attempt--;
+          continue;
+        }
+      }
       const code = (err as { code?: unknown }).code;
       if (attempt < maxTries && typeof code === 'string' && RETRYABLE.has(code)) continue;
       throw err;

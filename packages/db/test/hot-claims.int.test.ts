@@ -485,6 +485,22 @@ describe('the reaper on a day partition filled after its statistics', () => {
     await expireLeases(db.pool, [run.id]);
     expect(await scan()).toEqual({ found: [run.id], probedRuns: true });
   });
+
+  it('a backlog of thousands of passed leases is probed from the lists themselves, not carried to the node', async () => {
+    await db.pool.query('DELETE FROM open_runs WHERE leased_until < now()');
+    // rows of runs that no longer run, listed before the one expired run (a sequential read meets them first)
+    await db.pool.query(
+      `INSERT INTO open_runs (job_id, scheduled_time, run_id, leased_until)
+       SELECT 'job_backlog_' || g, now() - interval '1 hour', 'run_backlog_' || g, now() - interval '1 minute'
+         FROM generate_series(1, 6000) g`,
+    );
+    const run = await insertPendingRun(db, tenantId, -26);
+    await claimRuns(db.pool, WORKER, 30_000, [run.id], [run.scheduled_time]);
+    await expireLeases(db.pool, [run.id]);
+    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+    expect(found.map((r) => r.id)).toEqual([run.id]);
+    await db.pool.query(`DELETE FROM open_runs WHERE run_id LIKE 'run_backlog_%'`);
+  });
 });
 
 describe('batch statements that find runs by key', () => {

@@ -25,6 +25,9 @@ export async function claimFromQueue(deps: ClaimDeps, queue: string, room: numbe
   await withTransaction(
     deps.pool,
     async (client) => {
+      // (run again on another connection if this one's named statements went stale)
+      result.skipped = 0;
+      result.claimed = [];
       const jobs = await takeMessages(client, queue, room);
       result.fetched = jobs.length;
       if (!jobs.length) return;

@@ -5,21 +5,31 @@
 // a transaction pooler (PgBouncer) the next transaction may run on another server connection,
 // which never saw the name, so there every statement stays unnamed, as before.
 //
-// Planning is unchanged: a named statement is used only in a transaction that plans every
-// statement for its parameters (withTransaction's namedStatements: plan_cache_mode =
-// force_custom_plan), as an unnamed one is. Left to choose, PostgreSQL took a generic plan for
-// the completion after five calls, and a generic plan of a statement on runs prunes no day
-// partition: it read every one of them, at every completion.
+// A named statement is used only in a transaction that plans every statement for its
+// parameters (withTransaction's namedStatements: plan_cache_mode = force_custom_plan), as an
+// unnamed one is planned. Left to choose, PostgreSQL took a generic plan for the completion
+// after five calls, and a generic plan of a statement on runs prunes no day partition: it read
+// every one of them, at every completion. In those transactions the plans PostgreSQL caches
+// itself are made per call too — the foreign-key checks of a retry's queue message, an
+// incident's rows — where a generic plan would serve after five; PL/pgSQL functions with a
+// plan_cache_mode of their own (belfry_take_round) keep it.
 import type pg from 'pg';
 import type { NamedStatement, Queryable } from './types';
 
 const keeping = new WeakSet<object>();
+const keepingPools = new WeakSet<pg.Pool>();
 /** clients in a transaction that plans each statement for its parameters */
 const custom = new WeakSet<object>();
 
 /** The clients of `pool` keep named statements from now on (a pool of direct connections only). */
 export function keepPreparedStatements(pool: pg.Pool): void {
+  keepingPools.add(pool);
   pool.on('connect', (client) => keeping.add(client));
+}
+
+/** Do the clients of `pool` keep named statements? */
+export function keepsPreparedStatements(pool: pg.Pool): boolean {
+  return keepingPools.has(pool);
 }
 
 /** `text` under `name` where `db` keeps named statements and plans each call, else the text itself. */
@@ -34,10 +44,12 @@ export function planningEachCall(client: object, on: boolean): void {
 }
 
 /**
- * A named statement whose result columns changed since it was prepared (a migration altered a
- * table under a running node) fails on that connection every time: the connection is dropped.
+ * A named statement that fails on its connection at every use: its result columns changed
+ * since it was prepared (a migration altered a table under a running node), or the server lost
+ * it while node-postgres still counts it prepared (26000). The connection is dropped.
  */
 export function isStalePreparedStatement(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
+  if (e?.code === '26000') return true;
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change');
 }

@@ -46,52 +46,68 @@ export interface ExpiredRunOptions {
   containerHoldSeconds?: number;
 }
 
+/** More passed leases than this are not sent to the node: the probe then reads the lists itself. */
+const LISTED_AT_MOST = 5_000;
+
 export async function selectExpiredRuns(
   tx: Queryable,
   limit: number,
   options: ExpiredRunOptions = {},
 ): Promise<ExpiredRun[]> {
-  // Two statements. The lists are read first, on their own: almost every pass finds no lease
-  // passed, and then nothing else is planned. The runs are probed only when some are, with the
-  // list's ids and times as parameters, so the plan takes in only the partitions those times
-  // name. As one statement (the lists as InitPlans) every pass planned the probe against every
-  // partition of runs and each of its indexes, none pruned before execution: 17–19 ms of
-  // planning a pass in a 100K herd (PostgreSQL 18.4, 39 day partitions, pg_stat_statements with
-  // track_planning), as much again as its execution, and growing with the days of history kept.
-  // The probe runs in the caller's transaction with a snapshot of its own: each run is judged by
-  // its own row, locked, as before; a lease that passes between the two is found next pass.
+  // The lists are read first, on their own: almost every pass finds no lease passed, and then
+  // nothing else is planned. The runs are probed only when some are, with the list's ids and
+  // times as parameters, so the plan takes in only the partitions those times name. As one
+  // statement (the lists as InitPlans) every pass planned the probe against every partition of
+  // runs and each of its indexes, none pruned before execution: 17–19 ms of planning a pass in a
+  // 100K herd (PostgreSQL 18.4, 39 day partitions, pg_stat_statements with track_planning), as
+  // much again as its execution, and growing with the days of history kept. A backlog of passed
+  // leases (a node died holding thousands of runs claimed ahead) is not carried to the node and
+  // back at every pass: past LISTED_AT_MOST the probe reads the lists itself, as before. The
+  // probe runs in the caller's transaction with a snapshot of its own: each run is judged by its
+  // own row, locked, as before; a lease that passes between the two is found next pass.
   const { rows: passed } = await tx.query<{ run_id: string; scheduled_time: Date }>(
-    `SELECT o.run_id, o.scheduled_time FROM open_runs o WHERE o.leased_until < now()
-     UNION ALL
-     SELECT x.run_id, x.scheduled_time FROM running_runs x
-      WHERE x.leased_until IS NULL OR x.leased_until < now()`,
+    `${PASSED_SQL} LIMIT ${LISTED_AT_MOST + 1}`,
   );
   if (!passed.length) return [];
-  const { rows } = await tx.query<ExpiredRun>(
-    `SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
+  const base = [limit, options.dockerEngineId ?? null, options.containerHoldSeconds ?? 40];
+  const { rows } =
+    passed.length > LISTED_AT_MOST
+      ? await tx.query<ExpiredRun>(
+          `WITH passed AS MATERIALIZED (${PASSED_SQL})
+           ${probeSql('ARRAY(SELECT p.run_id FROM passed p)', 'ARRAY(SELECT DISTINCT p.scheduled_time FROM passed p)')}`,
+          base,
+        )
+      : await tx.query<ExpiredRun>(probeSql('$4::text[]', '$5::timestamptz[]'), [
+          ...base,
+          passed.map((p) => p.run_id),
+          distinctTimes(passed.map((p) => p.scheduled_time)),
+        ]);
+  return rows;
+}
+
+/** the rows whose run's lease may have expired (see above) */
+const PASSED_SQL = `SELECT o.run_id, o.scheduled_time FROM open_runs o WHERE o.leased_until < now()
+     UNION ALL
+     SELECT x.run_id, x.scheduled_time FROM running_runs x
+      WHERE x.leased_until IS NULL OR x.leased_until < now()`;
+
+/** The probe of runs `ids` at times `times` (SQL array expressions); $1 limit, $2 engine, $3 hold. */
+function probeSql(ids: string, times: string): string {
+  return `SELECT r.id, r.scheduled_time, r.tenant_id, r.job_id, r.priority, r.attempt, r.worker_id,
             j.retry_max_attempts, j.retry_initial_delay_seconds, j.retry_max_delay_seconds,
             j.target->>'type' AS target_type, j.target->>'queue' AS target_queue,
             n.stats->'containers'->>'engineId' AS worker_docker_engine, now() AS db_now
        FROM runs r
        JOIN jobs j ON j.id = r.job_id
        LEFT JOIN engine_nodes n ON n.id = r.worker_id AND j.target->>'type' = 'container'
-      WHERE r.id = ANY ($4::text[]) AND r.scheduled_time = ANY ($5::timestamptz[])
+      WHERE r.id = ANY (${ids}) AND r.scheduled_time = ANY (${times})
         AND r.status = 'running' AND r.lease_expires_at < now()
         AND (j.target->>'type' IS DISTINCT FROM 'container'
              OR r.lease_expires_at < now() - make_interval(secs => j.timeout_seconds + $3::int)
              OR n.stats->'containers'->>'engineId' = $2)
       ORDER BY r.lease_expires_at
       LIMIT $1
-      FOR UPDATE OF r SKIP LOCKED`,
-    [
-      limit,
-      options.dockerEngineId ?? null,
-      options.containerHoldSeconds ?? 40,
-      passed.map((p) => p.run_id),
-      distinctTimes(passed.map((p) => p.scheduled_time)),
-    ],
-  );
-  return rows;
+      FOR UPDATE OF r SKIP LOCKED`;
 }
 
 /**
