@@ -16,15 +16,13 @@
 import type pg from 'pg';
 import type { NamedStatement, Queryable } from './types';
 
-const keeping = new WeakSet<object>();
 const keepingPools = new WeakSet<pg.Pool>();
-/** clients in a transaction that plans each statement for its parameters */
+/** clients of such a pool in a transaction that plans each statement for its parameters */
 const custom = new WeakSet<object>();
 
 /** The clients of `pool` keep named statements from now on (a pool of direct connections only). */
 export function keepPreparedStatements(pool: pg.Pool): void {
   keepingPools.add(pool);
-  pool.on('connect', (client) => keeping.add(client));
 }
 
 /** Do the clients of `pool` keep named statements? */
@@ -34,10 +32,13 @@ export function keepsPreparedStatements(pool: pg.Pool): boolean {
 
 /** `text` under `name` where `db` keeps named statements and plans each call, else the text itself. */
 export function statement(db: Queryable, name: string, text: string): string | NamedStatement {
-  return keeping.has(db) && custom.has(db) ? { name, text } : text;
+  return custom.has(db) ? { name, text } : text;
 }
 
-/** withTransaction: `client` is (or is no longer) in a transaction planning each statement. */
+/**
+ * withTransaction: `client`, of a pool that keeps named statements, is (or is no longer) in a
+ * transaction planning each statement.
+ */
 export function planningEachCall(client: object, on: boolean): void {
   if (on) custom.add(client);
   else custom.delete(client);
