@@ -14,6 +14,7 @@ import {
   finishPullAttempt,
   finishPullSuccesses,
 } from '../src/index';
+import { succeededOutcome } from './outcomes';
 
 const WORKER = 'worker-old';
 
@@ -69,19 +70,8 @@ describe("ending an attempt whose 'running' row a previous version left", () => 
   it('an engine completion closes it (a run twice in one batch writes it once)', async () => {
     const run = await leftover();
     const other = await leftover();
-    const outcome = (id: string, at: Date) => ({
-      runId: id,
-      scheduledTime: at,
-      attempt: 2,
-      runStatus: 'succeeded' as const,
-      attemptStatus: 'succeeded' as const,
-      nextAttemptAt: null,
-      httpStatus: 200,
-      durationMs: 7,
-      error: null,
-      responseSnippet: 'ok',
-      requestHeaders: null,
-    });
+    const outcome = (id: string, at: Date) =>
+      succeededOutcome({ id, scheduled_time: at, attempt: 2 }, { durationMs: 7, responseSnippet: 'ok' });
     const done = await completeAttempts(db.pool, WORKER, [
       outcome(run.id, run.at),
       outcome(other.id, other.at),

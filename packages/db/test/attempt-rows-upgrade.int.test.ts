@@ -2,6 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { closeCancelledAttempt, completeAttempts, failExpiredRuns, finishPullSuccesses, migrate } from '../src/index';
 import { createDatabaseMigratedBefore, dropTestDatabase } from '../../../test/db';
+import { succeededOutcome } from './outcomes';
 
 const MIGRATION = '20261201120400_attempt_row_at_end';
 
@@ -64,19 +65,10 @@ describe('upgrade to attempt rows written at their end', () => {
 
       // Their ends, as the new version records them.
       const done = await completeAttempts(client, 'w-engine', [
-        {
-          runId: 'run_a',
-          scheduledTime: at,
-          attempt: 2,
-          runStatus: 'succeeded',
-          attemptStatus: 'succeeded',
-          nextAttemptAt: null,
-          httpStatus: 200,
-          durationMs: 12,
-          error: null,
-          responseSnippet: 'ok',
-          requestHeaders: { 'webhook-id': 'run_a' },
-        },
+        succeededOutcome(
+          { id: 'run_a', scheduled_time: at, attempt: 2 },
+          { durationMs: 12, responseSnippet: 'ok', requestHeaders: { 'webhook-id': 'run_a' } },
+        ),
       ]);
       expect(done.map((r) => r.id)).toEqual(['run_a']);
       const pulled = await finishPullSuccesses(client, [

@@ -25,6 +25,7 @@ import {
   sweepRunningRuns,
   withTransaction,
 } from '../src/index';
+import { succeededOutcome } from './outcomes';
 import { insertPendingRunsOfOneJob } from './pending-runs';
 
 const WORKER = 'worker-hot';
@@ -134,21 +135,7 @@ describe('claims as HOT updates', () => {
       'no running_runs row for an engine claim',
     ).toBe(0);
 
-    const done = await completeAttempts(db.pool, WORKER, [
-      {
-        runId: run.id,
-        scheduledTime: run.scheduled_time,
-        attempt: 1,
-        runStatus: 'succeeded',
-        attemptStatus: 'succeeded',
-        nextAttemptAt: null,
-        httpStatus: 200,
-        durationMs: 3,
-        error: null,
-        responseSnippet: null,
-        requestHeaders: null,
-      },
-    ]);
+    const done = await completeAttempts(db.pool, WORKER, [succeededOutcome(run, { durationMs: 3 })]);
     expect(done.map((d) => d.id)).toEqual([run.id]);
     expect(await listed(run.id)).toBe(false);
     expect(await row(run.id)).toMatchObject({ status: 'succeeded', dead_at: null });
@@ -544,19 +531,7 @@ describe('batch statements that find runs by key', () => {
       const done = await completeAttempts(
         tx,
         WORKER,
-        runs.map((r) => ({
-          runId: r.id,
-          scheduledTime: r.scheduled_time,
-          attempt: 1,
-          runStatus: 'succeeded' as const,
-          attemptStatus: 'succeeded' as const,
-          nextAttemptAt: null,
-          httpStatus: 200,
-          durationMs: 1,
-          error: null,
-          responseSnippet: null,
-          requestHeaders: null,
-        })),
+        runs.map((r) => succeededOutcome(r)),
       );
       expect(done).toHaveLength(300);
       return (await tx.query<{ v: string }>(`SELECT current_setting('enable_nestloop') AS v`)).rows[0]!.v;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertTenant } from '../../../test/fixtures';
 import { claimRuns, completeAttempts, createPool, statement, withTransaction } from '../src/index';
+import { succeededOutcome } from './outcomes';
 import { insertPendingRunsOfOneJob } from './pending-runs';
 
 const WORKER = 'worker-prepared';
@@ -39,19 +40,7 @@ describe('named statements', () => {
         const done = await completeAttempts(
           tx,
           WORKER,
-          claimed.map((r) => ({
-            runId: r.id,
-            scheduledTime: r.scheduled_time,
-            attempt: r.attempt,
-            runStatus: 'succeeded' as const,
-            attemptStatus: 'succeeded' as const,
-            nextAttemptAt: null,
-            httpStatus: 200,
-            durationMs: 1,
-            error: null,
-            responseSnippet: null,
-            requestHeaders: null,
-          })),
+          claimed.map((r) => succeededOutcome(r)),
         );
         expect(done).toHaveLength(n);
         const { rows } = await tx.query<{ name: string; generic: number }>(
