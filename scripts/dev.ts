@@ -69,6 +69,8 @@ async function main(): Promise<void> {
   const env = readScriptsEnv();
   database = await resolveDatabase(env.db, say);
   say(database.embedded ? `embedded PostgreSQL on 127.0.0.1:${database.embedded.port}` : 'using DATABASE_URL');
+  // A server that dies under us (killed, crashed) is started again; the processes ride it out.
+  database.embedded?.keepRunning({ log: say });
   await requireDirectConnection(database);
   const { applied, partitions } = await migrate(database.directUrl, { partitions: env.db.BELFRY_PARTITIONS });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);

@@ -82,6 +82,8 @@ async function startAll(): Promise<void> {
         ? 'using DATABASE_URL (and BELFRY_DIRECT_DATABASE_URL for sessions)'
         : 'using DATABASE_URL',
   );
+  // A server that dies under us (killed, crashed) is started again; web and engine ride it out.
+  target.embedded?.keepRunning({ log: say });
   await requireDirectConnection(target);
   const { applied, partitions } = await migrate(target.directUrl, { partitions: env.db.BELFRY_PARTITIONS });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);

@@ -1,6 +1,6 @@
 // `npm start` as a whole, with its real children: the web app, an engine node and the
 // embedded PostgreSQL, in a BELFRY_HOME of its own on free ports. An engine killed with -9
-// comes back; SIGTERM (docker stop, systemd) stops everything, leaving no process behind; a
+// comes back, and so does the embedded PostgreSQL (the engine riding that out); SIGTERM (docker stop, systemd) stops everything, leaving no process behind; a
 // stop asked for while starting stops what was started; a failed start says why in one
 // sentence.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -143,7 +143,7 @@ async function portOpen(port: number): Promise<boolean> {
 }
 
 describe('npm start', () => {
-  it('restarts an engine killed with -9; SIGTERM stops web, engine and the embedded PostgreSQL', async () => {
+  it('restarts an engine and the embedded PostgreSQL killed with -9; SIGTERM stops web, engine and the database', async () => {
     const s = await start();
     // The first start in a checkout builds the dashboard.
     const engine = Number((await s.waitFor(/^\[belfry\] engine started \(pid (\d+)\)$/, 400_000))[1]);
@@ -165,10 +165,28 @@ describe('npm start', () => {
     await s.waitFor(/"msg":"engine node started"/, 60_000, mark);
     await healthy(s.port);
 
+    // The database dies under them: started again on its data; the engine is the same process.
+    const beforeDb = s.lines.length;
+    process.kill(postmaster, 'SIGKILL');
+    await s.waitFor(
+      new RegExp(`^\\[belfry\\] embedded PostgreSQL on port ${s.pgPort} is not running; starting it again \\.\\.\\.$`),
+      30_000,
+      beforeDb,
+    );
+    await s.waitFor(
+      new RegExp(`^\\[belfry\\] embedded PostgreSQL on port ${s.pgPort} is running again$`),
+      90_000,
+      beforeDb,
+    );
+    const restarted = Number(readFileSync(join(s.home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(restarted).not.toBe(postmaster);
+    await healthy(s.port);
+    expect(isAlive(again), 'the engine rode the restart out').toBe(true);
+
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
     expect(s.lines).toContain('[belfry] stopped');
-    for (const pid of [again, web, postmaster]) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of [again, web, restarted]) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     expect(await portOpen(s.pgPort)).toBe(false);
     expect(await portOpen(s.port)).toBe(false);
     expect(s.stderr.filter((l) => /^\s+at /.test(l))).toEqual([]);

@@ -2,9 +2,10 @@
 // initialises `.belfry/pg` and starts the server in its own process group (so a Ctrl-C aimed
 // at Belfry's processes does not kill the database under them before they shut down);
 // later processes find it running and share it. The owner stops it on exit. A server left
-// behind by an owner that was killed with SIGKILL is adopted by the next process. Binaries
-// and initdb: embedded-binaries.ts; the server process: embedded-server.ts; its data
-// directory and lock: embedded-home.ts.
+// behind by an owner that was killed with SIGKILL is adopted by the next process. An owner
+// that asks for it (keepRunning: `npm start`, `npm run dev`) also starts the server again when
+// it dies under it. Binaries and initdb: embedded-binaries.ts; the server process:
+// embedded-server.ts; its data directory and lock: embedded-home.ts.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -37,6 +38,14 @@ export interface EmbeddedServer {
   port: number;
   /** true when this process started or adopted the server and must stop it */
   owned: boolean;
+  /**
+   * Keeps an owned server running until stop(): checks every `everyMs` whether its postmaster
+   * is alive and, once it is found gone at two checks in a row (so that a `pg_ctl restart`,
+   * which starts a new one at once, is left alone), starts it again — crash recovery replays
+   * its WAL — retrying with a growing delay (up to 30 s) while that fails. Does nothing for a
+   * server this process only shares. Returns a function that stops watching.
+   */
+  keepRunning(options?: { everyMs?: number; log?: (message: string) => void }): () => void;
   stop(): Promise<void>;
 }
 
@@ -60,7 +69,23 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
   const dataDir = prepareDataDir(home, outsideRoot);
   const ownerFile = join(home, 'pg-owner.json');
 
-  const owned = await withLock(join(home, 'pg.lock'), async () => {
+  const lockFile = join(home, 'pg.lock');
+  // Starts the server from this process (the caller holds the lock): initialised first if new,
+  // a postmaster.pid whose process is gone removed.
+  const startHere = async (): Promise<void> => {
+    const source = options.binaries ? binariesIn(options.binaries) : await packagedBinaries();
+    const binaries = reachableBinaries(source, { outsideRoot, log });
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      log(`Initialising embedded PostgreSQL in ${dataDir} ...`);
+      await initDataDir(binaries, dataDir, { user: USER, password: PASSWORD });
+    }
+    const stalePid = postmasterPid(dataDir);
+    if (stalePid !== null && !isAlive(stalePid)) rmSync(join(dataDir, 'postmaster.pid'), { force: true });
+    const pid = await startServer(home, dataDir, port, binaries.postgres);
+    writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, postmaster: pid }));
+  };
+
+  const owned = await withLock(lockFile, async () => {
     if (await canConnect(port)) {
       const pmPort = postmasterPort(dataDir);
       if (pmPort !== port) {
@@ -80,29 +105,75 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
         `Port ${port} (BELFRY_PG_PORT) is in use by another program: set BELFRY_PG_PORT to a free port, or DATABASE_URL to use an existing PostgreSQL.`,
       );
     }
-    const source = options.binaries ? binariesIn(options.binaries) : await packagedBinaries();
-    const binaries = reachableBinaries(source, { outsideRoot, log });
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-      log(`Initialising embedded PostgreSQL in ${dataDir} ...`);
-      await initDataDir(binaries, dataDir, { user: USER, password: PASSWORD });
-    }
-    const stalePid = postmasterPid(dataDir);
-    if (stalePid !== null && !isAlive(stalePid)) rmSync(join(dataDir, 'postmaster.pid'), { force: true });
-    const pid = await startServer(home, dataDir, port, binaries.postgres);
-    writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, postmaster: pid }));
+    await startHere();
     return true;
   });
 
   await ensureDatabase(port, database);
 
   let stopped = false;
+  let watch: NodeJS.Timeout | undefined;
+  let restarting: Promise<void> | undefined;
+  const running = () => {
+    const pid = postmasterPid(dataDir);
+    return pid !== null && isAlive(pid);
+  };
   return {
     url: embeddedUrl(port, database),
     port,
     owned,
+    keepRunning({ everyMs = 1_000, log: say = log } = {}) {
+      if (!owned || stopped || watch) return () => {};
+      let downChecks = 0;
+      let failures = 0;
+      let retryAt = 0;
+      const check = async () => {
+        if (running()) {
+          downChecks = 0;
+          return;
+        }
+        if (++downChecks < 2 || Date.now() < retryAt) return;
+        if (!failures) say(`embedded PostgreSQL on port ${port} is not running; starting it again ...`);
+        restarting = withLock(lockFile, async () => {
+          if (!stopped && !running()) await startHere();
+        });
+        try {
+          await restarting;
+          if (!stopped) say(`embedded PostgreSQL on port ${port} is running again`);
+          failures = 0;
+          downChecks = 0;
+        } catch (err) {
+          failures++;
+          const delayMs = Math.min(30_000, 1_000 * 2 ** (failures - 1));
+          retryAt = Date.now() + delayMs;
+          // the first failure and then the 2nd, 4th, 8th ...: one line each
+          if ((failures & (failures - 1)) === 0) {
+            const why = ((err as Error)?.message ?? String(err)).split('\n')[0];
+            say(`could not start the embedded PostgreSQL again (${why}); trying again in ${delayMs / 1000} s`);
+          }
+        } finally {
+          restarting = undefined;
+        }
+      };
+      let checking = false;
+      watch = setInterval(() => {
+        if (checking || stopped) return;
+        checking = true;
+        void check().finally(() => {
+          checking = false;
+        });
+      }, everyMs);
+      watch.unref();
+      return () => {
+        clearInterval(watch);
+        watch = undefined;
+      };
+    },
     async stop() {
       if (!owned || stopped) return;
       stopped = true;
+      clearInterval(watch);
+      await restarting?.catch(() => {});
       const pid = postmasterPid(dataDir);
       if (pid !== null) await stopPostmaster(pid);
       rmSync(ownerFile, { force: true });

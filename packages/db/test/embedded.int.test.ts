@@ -219,3 +219,41 @@ describe('a checkout the postgres user cannot reach', () => {
     }
   });
 });
+
+describe('an owner that keeps its server running', () => {
+  it('starts the server again when its postmaster is killed, data intact, and leaves it stopped after stop()', async () => {
+    const keepHome = mkdtempSync(join(tmpdir(), 'belfry-keep-'));
+    const keepPort = await freePort();
+    const lines: string[] = [];
+    const server = await ensureEmbeddedPostgres({ home: keepHome, port: keepPort, log: (m) => lines.push(m) });
+    const pidFile = join(keepHome, 'pg', 'postmaster.pid');
+    const postmaster = () => Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    let restarted = 0;
+    try {
+      expect(server.owned).toBe(true);
+      await query(server.url, 'CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)');
+      server.keepRunning({ everyMs: 100, log: (m) => lines.push(m) });
+      const killed = postmaster();
+      process.kill(killed, 'SIGKILL');
+      const deadline = Date.now() + 90_000;
+      while (!lines.includes(`embedded PostgreSQL on port ${keepPort} is running again`)) {
+        if (Date.now() > deadline) throw new Error(`not started again; said: ${lines.join(' | ')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(lines).toContain(`embedded PostgreSQL on port ${keepPort} is not running; starting it again ...`);
+      restarted = postmaster();
+      expect(restarted).not.toBe(killed);
+      expect(isAlive(restarted)).toBe(true);
+      // crash recovery kept what was committed
+      expect(await query(server.url, 'SELECT v FROM kept')).toEqual([{ v: 42 }]);
+    } finally {
+      await server.stop();
+    }
+    expect(isAlive(restarted)).toBe(false);
+    // stopped on purpose: the watch is over and does not start it again
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(existsSync(pidFile)).toBe(false);
+    expect(lines.filter((l) => l.endsWith('is running again'))).toHaveLength(1);
+    rmSync(keepHome, { recursive: true, force: true });
+  }, 120_000);
+});
