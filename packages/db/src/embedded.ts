@@ -43,7 +43,8 @@ export interface EmbeddedServer {
    * is alive and, once it is found gone at two checks in a row (so that a `pg_ctl restart`,
    * which starts a new one at once, is left alone), starts it again — crash recovery replays
    * its WAL — retrying with a growing delay (up to 30 s) while that fails. Does nothing for a
-   * server this process only shares. Returns a function that stops watching.
+   * server this process only shares. Returns a function that stops watching (a start already
+   * under way completes).
    */
   keepRunning(options?: { everyMs?: number; log?: (message: string) => void }): () => void;
   stop(): Promise<void>;
@@ -70,19 +71,30 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
   const ownerFile = join(home, 'pg-owner.json');
 
   const lockFile = join(home, 'pg.lock');
-  // Starts the server from this process (the caller holds the lock): initialised first if new,
-  // a postmaster.pid whose process is gone removed.
-  const startHere = async (): Promise<void> => {
+  /** the live process the owner file names, other than this one (null: none) */
+  const otherOwner = (): number | null => {
+    try {
+      const { pid } = JSON.parse(readFileSync(ownerFile, 'utf8')) as { pid: number };
+      return isAlive(pid) && pid !== process.pid ? pid : null;
+    } catch {
+      return null;
+    }
+  };
+  // Starts the server from this process (the caller holds the lock): a postmaster.pid whose
+  // process is gone removed first. A new data directory is initialised only on a first start:
+  // a restart that finds its data gone says so rather than starting an empty cluster.
+  const startHere = async ({ init, owner }: { init: boolean; owner: number }): Promise<void> => {
     const source = options.binaries ? binariesIn(options.binaries) : await packagedBinaries();
     const binaries = reachableBinaries(source, { outsideRoot, log });
     if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      if (!init) throw new Error(`its data directory ${dataDir} is gone`);
       log(`Initialising embedded PostgreSQL in ${dataDir} ...`);
       await initDataDir(binaries, dataDir, { user: USER, password: PASSWORD });
     }
     const stalePid = postmasterPid(dataDir);
     if (stalePid !== null && !isAlive(stalePid)) rmSync(join(dataDir, 'postmaster.pid'), { force: true });
     const pid = await startServer(home, dataDir, port, binaries.postgres);
-    writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, postmaster: pid }));
+    writeFileSync(ownerFile, JSON.stringify({ pid: owner, postmaster: pid }));
   };
 
   const owned = await withLock(lockFile, async () => {
@@ -94,8 +106,7 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
             'Set BELFRY_PG_PORT to a free port, or DATABASE_URL to use that server.',
         );
       }
-      const owner = existsSync(ownerFile) ? (JSON.parse(readFileSync(ownerFile, 'utf8')) as { pid: number }) : null;
-      if (owner && isAlive(owner.pid) && owner.pid !== process.pid) return false;
+      if (otherOwner() !== null) return false;
       // Orphaned (its owner was killed): adopt it so that it is stopped when we exit.
       writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, postmaster: postmasterPid(dataDir) }));
       return true;
@@ -105,8 +116,12 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
         `Port ${port} (BELFRY_PG_PORT) is in use by another program: set BELFRY_PG_PORT to a free port, or DATABASE_URL to use an existing PostgreSQL.`,
       );
     }
-    await startHere();
-    return true;
+    // Down while its owner lives (its watch starts it again, or it is an owner that does not
+    // watch): started here, but it stays the owner's to stop, so that a short-lived process
+    // (`belfry admin ...`) does not take it down with it.
+    const owner = otherOwner();
+    await startHere({ init: true, owner: owner ?? process.pid });
+    return owner === null;
   });
 
   await ensureDatabase(port, database);
@@ -115,8 +130,12 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
   let watch: NodeJS.Timeout | undefined;
   let restarting: Promise<void> | undefined;
   const running = () => {
-    const pid = postmasterPid(dataDir);
-    return pid !== null && isAlive(pid);
+    try {
+      const pid = postmasterPid(dataDir);
+      return pid !== null && isAlive(pid);
+    } catch {
+      return true; // postmaster.pid was being removed or written (pg_ctl): look again next time
+    }
   };
   return {
     url: embeddedUrl(port, database),
@@ -129,13 +148,26 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
       let retryAt = 0;
       const check = async () => {
         if (running()) {
+          // (also after a start that gave up while recovery was still replaying, or one by
+          // another process: the next death is reported and retried afresh)
+          if (failures) say(`embedded PostgreSQL on port ${port} is running again`);
           downChecks = 0;
+          failures = 0;
+          retryAt = 0;
           return;
         }
         if (++downChecks < 2 || Date.now() < retryAt) return;
         if (!failures) say(`embedded PostgreSQL on port ${port} is not running; starting it again ...`);
         restarting = withLock(lockFile, async () => {
-          if (!stopped && !running()) await startHere();
+          if (stopped || running()) return;
+          // Another program on the port would answer the start's connection check itself.
+          if (!(await portIsFree(port))) throw new Error(`port ${port} is in use by another program`);
+          await startHere({ init: false, owner: process.pid });
+          // stopped while it started: stop() waits for this, but stop it here all the same
+          if (stopped) {
+            const pid = postmasterPid(dataDir);
+            if (pid !== null) await stopPostmaster(pid);
+          }
         });
         try {
           await restarting;
@@ -159,9 +191,11 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
       watch = setInterval(() => {
         if (checking || stopped) return;
         checking = true;
-        void check().finally(() => {
-          checking = false;
-        });
+        void check()
+          .catch((err: Error) => say(`watching the embedded PostgreSQL failed: ${err.message}`))
+          .finally(() => {
+            checking = false;
+          });
       }, everyMs);
       watch.unref();
       return () => {

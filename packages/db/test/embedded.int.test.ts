@@ -1,7 +1,7 @@
 // The embedded/external switch: DATABASE_URL wins; without it an embedded PostgreSQL is
 // initialised under BELFRY_HOME, shared by later processes, adopted when orphaned, and
 // stopped by its owner.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -221,8 +221,10 @@ describe('a checkout the postgres user cannot reach', () => {
 });
 
 describe('an owner that keeps its server running', () => {
+  const keepHome = mkdtempSync(join(tmpdir(), 'belfry-keep-'));
+  afterAll(() => rmSync(keepHome, { recursive: true, force: true }));
+
   it('starts the server again when its postmaster is killed, data intact, and leaves it stopped after stop()', async () => {
-    const keepHome = mkdtempSync(join(tmpdir(), 'belfry-keep-'));
     const keepPort = await freePort();
     const lines: string[] = [];
     const server = await ensureEmbeddedPostgres({ home: keepHome, port: keepPort, log: (m) => lines.push(m) });
@@ -254,6 +256,82 @@ describe('an owner that keeps its server running', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(existsSync(pidFile)).toBe(false);
     expect(lines.filter((l) => l.endsWith('is running again'))).toHaveLength(1);
-    rmSync(keepHome, { recursive: true, force: true });
+  }, 120_000);
+
+  it('a restart that finds the data directory gone says so, and initialises nothing', async () => {
+    const goneHome = mkdtempSync(join(tmpdir(), 'belfry-gone-'));
+    const gonePort = await freePort();
+    const lines: string[] = [];
+    const server = await ensureEmbeddedPostgres({ home: goneHome, port: gonePort, log: (m) => lines.push(m) });
+    const versionFile = join(goneHome, 'pg', 'PG_VERSION');
+    try {
+      server.keepRunning({ everyMs: 100, log: (m) => lines.push(m) });
+      const pm = Number(readFileSync(join(goneHome, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pm, 'SIGKILL');
+      rmSync(versionFile); // as if the data directory had been removed
+      const deadline = Date.now() + 30_000;
+      while (!lines.some((l) => l.startsWith('could not start the embedded PostgreSQL again'))) {
+        if (Date.now() > deadline) throw new Error(`no failure reported; said: ${lines.join(' | ')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(lines.find((l) => l.startsWith('could not start'))).toMatch(/its data directory .* is gone/);
+      expect(existsSync(versionFile)).toBe(false);
+      expect(lines.filter((l) => l.startsWith('Initialising'))).toHaveLength(1); // the first start's only
+    } finally {
+      await server.stop();
+      rmSync(goneHome, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("a process that finds the server down while its owner lives starts it, but leaves it the owner's to stop", async () => {
+    const sharedHome = mkdtempSync(join(tmpdir(), 'belfry-shared-'));
+    const sharedPort = await freePort();
+    const root = findRepoRoot();
+    // The owner: another process that starts the server and stays (it does not watch it).
+    const owner = spawn(
+      join(root, 'node_modules/.bin/node'),
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
+           await db.resolveDatabase(db.readDbEnv());
+           process.stdout.write('started\\n');
+           setInterval(() => {}, 1000);
+         })`,
+      ],
+      {
+        env: childEnv({ DATABASE_URL: '', BELFRY_HOME: sharedHome, BELFRY_PG_PORT: String(sharedPort) }),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        owner.stdout?.on('data', (d: Buffer) => d.toString().includes('started') && resolve());
+        owner.once('exit', (code) => reject(new Error(`owner exited with ${code}`)));
+      });
+      const pidFile = join(sharedHome, 'pg', 'postmaster.pid');
+      process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 500));
+      const meanwhile = await resolveDatabase(
+        readDbEnv({ BELFRY_HOME: sharedHome, BELFRY_PG_PORT: String(sharedPort) }),
+      );
+      expect(meanwhile.embedded?.owned).toBe(false);
+      await expect(query(meanwhile.url, 'SELECT 1 AS ok')).resolves.toEqual([{ ok: 1 }]);
+      const started = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      await meanwhile.release(); // not ours: left running
+      expect(isAlive(started)).toBe(true);
+      expect(JSON.parse(readFileSync(join(sharedHome, 'pg-owner.json'), 'utf8')).pid).toBe(owner.pid);
+      // the owner is gone: the next process adopts it and stops it
+      owner.kill('SIGKILL');
+      await new Promise((r) => owner.once('exit', r));
+      const adopted = await resolveDatabase(readDbEnv({ BELFRY_HOME: sharedHome, BELFRY_PG_PORT: String(sharedPort) }));
+      expect(adopted.embedded?.owned).toBe(true);
+      await adopted.release();
+      expect(isAlive(started)).toBe(false);
+    } finally {
+      if (owner.exitCode === null && owner.signalCode === null) owner.kill('SIGKILL');
+      rmSync(sharedHome, { recursive: true, force: true });
+    }
   }, 120_000);
 });
