@@ -43,6 +43,9 @@ export interface RunningEngine {
 
 export async function startEngine(env: EngineEnv, log: Log): Promise<RunningEngine> {
   const target = await resolveDatabase(env.db, (m) => log.info(m));
+  // A node run on its own that started (or adopted) the embedded server keeps it running, as
+  // `npm start` does; release() ends the watch. Nothing for a shared or external server.
+  target.embedded?.keepRunning({ log: (m) => log.warn(m) });
   try {
     return await startOn(target, env, log);
   } catch (err) {

@@ -3,8 +3,8 @@
 // at Belfry's processes does not kill the database under them before they shut down);
 // later processes find it running and share it. The owner stops it on exit. A server left
 // behind by an owner that was killed with SIGKILL is adopted by the next process. An owner
-// that asks for it (keepRunning: `npm start`, `npm run dev`) also starts the server again when
-// it dies under it. Binaries and initdb: embedded-binaries.ts; the server process:
+// that asks for it (keepRunning: `npm start`, `npm run dev`, an engine node on its own) also
+// starts the server again when it dies under it. Binaries and initdb: embedded-binaries.ts; the server process:
 // embedded-server.ts; its data directory and lock: embedded-home.ts.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
