@@ -4,8 +4,8 @@
 // later processes find it running and share it. The owner stops it on exit. A server left
 // behind by an owner that was killed with SIGKILL is adopted by the next process. An owner
 // that asks for it (keepRunning: `npm start`, `npm run dev`, an engine node on its own) also
-// starts the server again when it dies under it. Binaries and initdb: embedded-binaries.ts; the server process:
-// embedded-server.ts; its data directory and lock: embedded-home.ts.
+// starts the server again when it dies under it. Binaries and initdb: embedded-binaries.ts;
+// the server process: embedded-server.ts; its data directory and lock: embedded-home.ts.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -43,10 +43,9 @@ export interface EmbeddedServer {
    * is alive and, once it is found gone at two checks in a row (so that a `pg_ctl restart`,
    * which starts a new one at once, is left alone), starts it again — crash recovery replays
    * its WAL — retrying with a growing delay (up to 30 s) while that fails. Does nothing for a
-   * server this process only shares. Returns a function that stops watching (a start already
-   * under way completes).
+   * server this process only shares. The watch ends with stop().
    */
-  keepRunning(options?: { everyMs?: number; log?: (message: string) => void }): () => void;
+  keepRunning(options?: { everyMs?: number; log?: (message: string) => void }): void;
   stop(): Promise<void>;
 }
 
@@ -142,7 +141,7 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
     port,
     owned,
     keepRunning({ everyMs = 1_000, log: say = log } = {}) {
-      if (!owned || stopped || watch) return () => {};
+      if (!owned || stopped || watch) return;
       let downChecks = 0;
       let failures = 0;
       let retryAt = 0;
@@ -198,10 +197,6 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
           });
       }, everyMs);
       watch.unref();
-      return () => {
-        clearInterval(watch);
-        watch = undefined;
-      };
     },
     async stop() {
       if (!owned || stopped) return;

@@ -52,6 +52,31 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The pid in the postmaster.pid of the embedded server under `belfryHome`. */
+function postmasterOf(belfryHome: string): number {
+  return Number(readFileSync(join(belfryHome, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/**
+ * node's command line for a process that resolves the database from its environment (the
+ * target as `t`), then runs `then` (JavaScript).
+ */
+function resolvingProcess(then: string): [string, string[]] {
+  const root = findRepoRoot();
+  return [
+    join(root, 'node_modules/.bin/node'),
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
+         const t = await db.resolveDatabase(db.readDbEnv());
+         ${then}
+       })`,
+    ],
+  ];
+}
+
 describe('database resolution', () => {
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -82,19 +107,9 @@ describe('database resolution', () => {
       expect(row).toEqual({ db: 'belfry', listen: '127.0.0.1' });
 
       // Another process finds the running server and shares it without owning it.
-      const root = findRepoRoot();
       const child = spawnSync(
-        join(root, 'node_modules/.bin/node'),
-        [
-          '--import',
-          'tsx',
-          '-e',
-          `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
-             const t = await db.resolveDatabase(db.readDbEnv());
-             process.stdout.write(JSON.stringify({ url: t.url, owned: t.embedded.owned }));
-             await t.release();
-           })`,
-        ],
+        ...resolvingProcess(`process.stdout.write(JSON.stringify({ url: t.url, owned: t.embedded.owned }));
+           await t.release();`),
         {
           env: childEnv({ DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }),
           encoding: 'utf8',
@@ -112,23 +127,13 @@ describe('database resolution', () => {
   });
 
   it('adopts a server whose owner died, and stops it when done', async () => {
-    const root = findRepoRoot();
     // A process that starts the server and is then killed without cleaning up.
-    const child = spawnSync(
-      join(root, 'node_modules/.bin/node'),
-      [
-        '--import',
-        'tsx',
-        '-e',
-        `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
-           await db.resolveDatabase(db.readDbEnv());
-           process.kill(process.pid, 'SIGKILL');
-         })`,
-      ],
-      { env: childEnv({ DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }), encoding: 'utf8' },
-    );
+    const child = spawnSync(...resolvingProcess(`process.kill(process.pid, 'SIGKILL');`), {
+      env: childEnv({ DATABASE_URL: '', BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }),
+      encoding: 'utf8',
+    });
     expect(child.signal).toBe('SIGKILL');
-    const postmaster = Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = postmasterOf(home);
     expect(isAlive(postmaster)).toBe(true);
 
     const adopted = await resolveDatabase(readDbEnv({ BELFRY_HOME: home, BELFRY_PG_PORT: String(port) }));
@@ -176,7 +181,7 @@ describe('a checkout the postgres user cannot reach', () => {
     });
     try {
       await expect(query(server.url, 'SELECT 1 AS ok')).resolves.toEqual([{ ok: 1 }]);
-      const postmaster = Number(readFileSync(join(privateHome, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const postmaster = postmasterOf(privateHome);
       const executable = readlinkSync(`/proc/${postmaster}/exe`);
       const dataDir = realpathSync(join(privateHome, 'pg'));
       if (process.getuid?.() === 0) {
@@ -229,7 +234,7 @@ describe('an owner that keeps its server running', () => {
     const lines: string[] = [];
     const server = await ensureEmbeddedPostgres({ home: keepHome, port: keepPort, log: (m) => lines.push(m) });
     const pidFile = join(keepHome, 'pg', 'postmaster.pid');
-    const postmaster = () => Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const postmaster = () => postmasterOf(keepHome);
     let restarted = 0;
     try {
       expect(server.owned).toBe(true);
@@ -266,8 +271,7 @@ describe('an owner that keeps its server running', () => {
     const versionFile = join(goneHome, 'pg', 'PG_VERSION');
     try {
       server.keepRunning({ everyMs: 100, log: (m) => lines.push(m) });
-      const pm = Number(readFileSync(join(goneHome, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      process.kill(pm, 'SIGKILL');
+      process.kill(postmasterOf(goneHome), 'SIGKILL');
       rmSync(versionFile); // as if the data directory had been removed
       const deadline = Date.now() + 30_000;
       while (!lines.some((l) => l.startsWith('could not start the embedded PostgreSQL again'))) {
@@ -286,20 +290,10 @@ describe('an owner that keeps its server running', () => {
   it("a process that finds the server down while its owner lives starts it, but leaves it the owner's to stop", async () => {
     const sharedHome = mkdtempSync(join(tmpdir(), 'belfry-shared-'));
     const sharedPort = await freePort();
-    const root = findRepoRoot();
     // The owner: another process that starts the server and stays (it does not watch it).
     const owner = spawn(
-      join(root, 'node_modules/.bin/node'),
-      [
-        '--import',
-        'tsx',
-        '-e',
-        `import('${join(root, 'packages/db/src/index.ts')}').then(async (db) => {
-           await db.resolveDatabase(db.readDbEnv());
-           process.stdout.write('started\\n');
-           setInterval(() => {}, 1000);
-         })`,
-      ],
+      ...resolvingProcess(`process.stdout.write('started\\n');
+         setInterval(() => {}, 1000);`),
       {
         env: childEnv({ DATABASE_URL: '', BELFRY_HOME: sharedHome, BELFRY_PG_PORT: String(sharedPort) }),
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -310,15 +304,14 @@ describe('an owner that keeps its server running', () => {
         owner.stdout?.on('data', (d: Buffer) => d.toString().includes('started') && resolve());
         owner.once('exit', (code) => reject(new Error(`owner exited with ${code}`)));
       });
-      const pidFile = join(sharedHome, 'pg', 'postmaster.pid');
-      process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
+      process.kill(postmasterOf(sharedHome), 'SIGKILL');
       await new Promise((r) => setTimeout(r, 500));
       const meanwhile = await resolveDatabase(
         readDbEnv({ BELFRY_HOME: sharedHome, BELFRY_PG_PORT: String(sharedPort) }),
       );
       expect(meanwhile.embedded?.owned).toBe(false);
       await expect(query(meanwhile.url, 'SELECT 1 AS ok')).resolves.toEqual([{ ok: 1 }]);
-      const started = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      const started = postmasterOf(sharedHome);
       await meanwhile.release(); // not ours: left running
       expect(isAlive(started)).toBe(true);
       expect(JSON.parse(readFileSync(join(sharedHome, 'pg-owner.json'), 'utf8')).pid).toBe(owner.pid);
