@@ -1,8 +1,13 @@
-// Take-and-claim for one queue, in ONE transaction: up to `room` due messages are taken off the
-// queue (deleted: the run row, not the message, is the history), overlap-skip runs whose previous
-// run still runs are recorded skipped, and the rest are claimed under this worker's lease — so a
-// crash at any point leaves either the messages (the delete rolled back) or the leased runs (for
-// the reaper), never neither.
+// Take-and-claim, in ONE transaction: due messages are taken off one or more queues (deleted:
+// the run row, not the message, is the history), overlap-skip runs whose previous run still runs
+// are recorded skipped, and the rest are claimed under this worker's lease — so a crash at any
+// point leaves either the messages (the deletes rolled back) or the leased runs (for the reaper),
+// never neither.
+//
+// Several queues in one transaction: a claim costs mostly per transaction, not per run (BEGIN,
+// planning and starting the claim's statement, COMMIT), and a node's slots come back a
+// completion batch at a time, spread over many tenants' queues, each with room for a few runs.
+// One claim per queue paid that for every one of them.
 import { claimRuns, type ClaimedRun, skipOverlappingRuns, takeMessages, withTransaction } from '@belfry/db';
 import type pg from 'pg';
 
@@ -12,24 +17,34 @@ export interface ClaimDeps {
   runLeaseMs: number;
 }
 
+/** A queue to take from and how many of its runs at most. */
+export interface QueueRoom {
+  queue: string;
+  room: number;
+}
+
 export interface ClaimResult {
-  /** messages taken off the queue (fewer than asked: the queue is drained for now) */
-  fetched: number;
+  /** messages taken off each queue, in the order given (fewer than its room: the queue is drained for now) */
+  fetched: number[];
   claimed: ClaimedRun[];
   /** runs recorded as skipped (overlap) instead */
   skipped: number;
 }
 
-export async function claimFromQueue(deps: ClaimDeps, queue: string, room: number): Promise<ClaimResult> {
-  const result: ClaimResult = { fetched: 0, claimed: [], skipped: 0 };
+export async function claimFromQueues(deps: ClaimDeps, queues: QueueRoom[]): Promise<ClaimResult> {
+  const result: ClaimResult = { fetched: queues.map(() => 0), claimed: [], skipped: 0 };
   await withTransaction(
     deps.pool,
     async (client) => {
       // (run again on another connection if this one's named statements went stale)
       result.skipped = 0;
       result.claimed = [];
-      const jobs = await takeMessages(client, queue, room);
-      result.fetched = jobs.length;
+      const jobs = [];
+      for (const [i, { queue, room }] of queues.entries()) {
+        const taken = await takeMessages(client, queue, room);
+        result.fetched[i] = taken.length;
+        jobs.push(...taken);
+      }
       if (!jobs.length) return;
       const ids = jobs.map((j) => j.data.runId);
       const times = jobs.map((j) => new Date(j.data.scheduledTime));
@@ -48,4 +63,14 @@ export async function claimFromQueue(deps: ClaimDeps, queue: string, room: numbe
     { maxTries: 1, namedStatements: true },
   );
   return result;
+}
+
+/** claimFromQueues for one queue. */
+export async function claimFromQueue(
+  deps: ClaimDeps,
+  queue: string,
+  room: number,
+): Promise<{ fetched: number; claimed: ClaimedRun[]; skipped: number }> {
+  const { fetched, claimed, skipped } = await claimFromQueues(deps, [{ queue, room }]);
+  return { fetched: fetched[0] ?? 0, claimed, skipped };
 }

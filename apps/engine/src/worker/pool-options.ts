@@ -14,6 +14,9 @@ import type { Wakeups } from './wakeups';
 /** Fetch-and-claim transactions in flight at once on one node. */
 export const MAX_CLAIMS = 8;
 
+/** Queues one fetch-and-claim transaction takes from at most (claim.ts). */
+export const QUEUES_PER_CLAIM = 8;
+
 export interface LaneConfig {
   lane: WorkerLane;
   /** how many of this lane's runs may be in flight on this node now (e.g. 0 while its engine is away) */

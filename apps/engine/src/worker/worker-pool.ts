@@ -8,17 +8,25 @@ import { type ClaimedRun, parseQueueName, queueName } from '@belfry/db';
 import type { Log } from '../logger';
 import { ClaimPause } from './claim-pause';
 import { LaneSlots } from './lane-slots';
-import { claimFromQueue } from './claim';
+import { claimFromQueues } from './claim';
 import { CompletionBatcher } from './completions';
 import { completeAttempt } from './complete';
 import { type Execution, type ExecuteDeps, executeAttempt } from './execute';
 import { LeaseHeartbeat } from './heartbeat';
 import type { StopReason } from './outcome';
-import { type LaneConfig, MAX_CLAIMS, type WorkerPoolOptions } from './pool-options';
+import { type LaneConfig, MAX_CLAIMS, QUEUES_PER_CLAIM, type WorkerPoolOptions } from './pool-options';
 import { ReadyQueues } from './ready-queues';
 import { StartGate } from './start-gate';
 
 export type { LaneConfig, WorkerConfig, WorkerPoolOptions } from './pool-options';
+
+/** A queue picked for a claim, with the room reserved for it. */
+interface Pick {
+  queue: string;
+  tenantId: string;
+  priority: Priority;
+  room: number;
+}
 
 interface Lane extends LaneConfig {
   ready: ReadyQueues;
@@ -30,8 +38,8 @@ export class WorkerPool {
   private readonly lanes = new Map<WorkerLane, Lane>();
   private readonly inflight = new Map<string, Execution>();
   private readonly tenantInflight = new Map<string, number>(); // running and reserved by fetches
-  private readonly claiming = new Set<string>(); // queues with a fetch in flight
-  private readonly claims = new Set<Promise<void>>();
+  private readonly claiming = new Set<string>(); // queues with a claim in flight
+  private readonly claims = new Set<Promise<void>>(); // claim transactions in flight
   private readonly emptyRetries = new Map<string, number>(); // queue -> when it was last re-checked
   private pumping = false;
   private pumpScheduled = false;
@@ -119,16 +127,19 @@ export class WorkerPool {
   }
 
   /**
-   * One pass over a lane's tenants. Up to MAX_CLAIMS fetches for different queues run at once;
-   * their slots are reserved up front so they never oversubscribe the lane or a tenant.
+   * One pass over a lane's tenants, in their turns: each ready queue gets the room its tenant
+   * and the lane have, reserved up front so claims never oversubscribe the lane or a tenant. The
+   * queues picked in one pass are claimed together, up to QUEUES_PER_CLAIM in one transaction
+   * (claim.ts), and up to MAX_CLAIMS such transactions run at once.
    */
   private dispatch(lane: Lane): void {
     if (this.claimPause.paused) return;
     const free = () => lane.counts.room();
     const turns = lane.ready.turns();
-    while (!this.stopping && this.claiming.size < MAX_CLAIMS && free() > 0) {
+    let picked: Pick[] = [];
+    while (!this.stopping && this.claims.size < MAX_CLAIMS && free() > 0) {
       const turn = turns.next();
-      if (turn.done) return;
+      if (turn.done) break;
       const { tenantId, priority } = turn.value;
       const room = Math.min(free(), this.tenantRoom(tenantId), this.o.config.batchSize);
       if (room <= 0 || !priority) continue;
@@ -137,20 +148,35 @@ export class WorkerPool {
       this.claiming.add(queue);
       lane.counts.reserve(room);
       this.addTenant(tenantId, room);
-      const task = this.claim(lane, queue, tenantId, priority, room)
-        .then(
-          () => this.claimPause.succeeded(),
-          (err) => this.claimPause.failed(err, { tenantId, queue }),
-        )
-        .finally(() => {
-          this.claiming.delete(queue);
-          this.claims.delete(task);
-          lane.counts.unreserve(room);
-          this.addTenant(tenantId, -room);
-          this.pump();
-        });
-      this.claims.add(task);
+      picked.push({ queue, tenantId, priority, room });
+      if (picked.length === QUEUES_PER_CLAIM) {
+        this.startClaim(lane, picked);
+        picked = [];
+      }
     }
+    if (picked.length) this.startClaim(lane, picked);
+  }
+
+  private startClaim(lane: Lane, picked: Pick[]): void {
+    const task = this.claim(lane, picked)
+      .then(
+        () => this.claimPause.succeeded(),
+        (err) =>
+          this.claimPause.failed(err, {
+            tenantId: picked[0]?.tenantId,
+            queue: picked.map((p) => p.queue).join(' '),
+          }),
+      )
+      .finally(() => {
+        for (const p of picked) {
+          this.claiming.delete(p.queue);
+          lane.counts.unreserve(p.room);
+          this.addTenant(p.tenantId, -p.room);
+        }
+        this.claims.delete(task);
+        this.pump();
+      });
+    this.claims.add(task);
   }
 
   /** How many more of this tenant's runs this node may take (its share, less running and reserved). */
@@ -164,24 +190,26 @@ export class WorkerPool {
     else this.tenantInflight.delete(tenantId);
   }
 
-  private async claim(lane: Lane, queue: string, tenantId: string, priority: Priority, room: number): Promise<void> {
+  private async claim(lane: Lane, picked: Pick[]): Promise<void> {
     const { config } = this.o;
-    const result = await claimFromQueue(
+    const result = await claimFromQueues(
       { pool: this.o.pool, workerId: config.workerId, runLeaseMs: config.runLeaseMs },
-      queue,
-      room,
+      picked,
     );
     if (result.skipped) this.o.metrics?.runsFinished.inc({ outcome: 'skipped' }, result.skipped);
     for (const run of result.claimed) this.execute(lane, run);
     // Set once per batch (and once per batch of finished runs, schedulePump), not per run.
     if (result.claimed.length) this.o.metrics?.inFlight.set(this.inflight.size);
-    if (result.fetched < room) lane.ready.drop(tenantId, priority);
-    // Woken for work that was not there yet (clock edge): look once more shortly, rather than
-    // waiting for the next discovery pass.
-    const last = this.emptyRetries.get(queue) ?? 0;
-    if (result.fetched === 0 && Date.now() - last > 500) {
-      this.emptyRetries.set(queue, Date.now());
-      this.o.wakeups.hint(queue, this.o.clock.now() + 20);
+    for (const [i, { queue, tenantId, priority, room }] of picked.entries()) {
+      const fetched = result.fetched[i] ?? 0;
+      if (fetched < room) lane.ready.drop(tenantId, priority);
+      // Woken for work that was not there yet (clock edge): look once more shortly, rather than
+      // waiting for the next discovery pass.
+      const last = this.emptyRetries.get(queue) ?? 0;
+      if (fetched === 0 && Date.now() - last > 500) {
+        this.emptyRetries.set(queue, Date.now());
+        this.o.wakeups.hint(queue, this.o.clock.now() + 20);
+      }
     }
   }
 

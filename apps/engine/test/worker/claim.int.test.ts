@@ -4,7 +4,7 @@
 import { claimRuns, type QueueClient, queuedMessages, queueName } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertJob, insertTenant } from '../../../../test/fixtures';
-import { claimFromQueue, type ClaimDeps } from '../../src/worker/claim';
+import { type ClaimDeps, claimFromQueue, claimFromQueues } from '../../src/worker/claim';
 import { dbNow, queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 const URL = 'http://127.0.0.1:9/never-called';
@@ -83,6 +83,46 @@ describe('claimFromQueue', () => {
     expect(second).toMatchObject({ fetched: 1, skipped: 0 });
     expect(second.claimed.map((r) => r.id)).toEqual([runs[2]?.id]);
     expect(await claimFromQueue(deps, queue, 5)).toEqual({ fetched: 0, claimed: [], skipped: 0 });
+  });
+
+  it('takes from several queues in one transaction, each within its own room', async () => {
+    const { id: jobId } = await job();
+    const other = (await insertTenant(db.pool)).id;
+    const { id: otherJob } = await insertJob(db.pool, other, {
+      schedule: { type: 'once', runAt: new Date(Date.now() + 3_600_000) },
+      url: URL,
+      partitions: db.partitions,
+    });
+    const mine = await queueRuns(db.pool, boss, {
+      tenantId,
+      jobId,
+      times: [secondsAgo(3), secondsAgo(2), secondsAgo(1)],
+    });
+    const theirs = await queueRuns(db.pool, boss, {
+      tenantId: other,
+      jobId: otherJob,
+      times: [secondsAgo(2), secondsAgo(1)],
+    });
+
+    const result = await claimFromQueues(deps, [
+      { queue, room: 2 },
+      { queue: queueName({ lane: 'push', tenantId: other, priority: 'normal' }), room: 5 },
+      { queue: queueName({ lane: 'push', tenantId: other, priority: 'high' }), room: 5 },
+    ]);
+    expect(result.fetched).toEqual([2, 2, 0]);
+    expect(result.claimed.map((r) => r.id).sort()).toEqual(
+      [mine[0]!.id, mine[1]!.id, theirs[0]!.id, theirs[1]!.id].sort(),
+    );
+    // One transaction: every lease counts from the same now().
+    const leases = await db.pool.query<{ lease_expires_at: Date }>(
+      'SELECT DISTINCT lease_expires_at FROM runs WHERE id = ANY($1)',
+      [result.claimed.map((r) => r.id)],
+    );
+    expect(leases.rows).toHaveLength(1);
+    // The first queue keeps what did not fit its room; the other's messages are gone.
+    expect((await queuedMessages(db.pool, { jobId })).map((m) => m.runId)).toEqual([mine[2]!.id]);
+    expect(await queuedMessages(db.pool, { jobId: otherJob })).toEqual([]);
+    expect((await claimFromQueue(deps, queue, 5)).claimed.map((r) => r.id)).toEqual([mine[2]!.id]);
   });
 
   it('takes nothing before its time', async () => {
