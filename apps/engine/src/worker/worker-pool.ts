@@ -137,35 +137,35 @@ export class WorkerPool {
     const free = () => lane.counts.room();
     const turns = lane.ready.turns();
     let picked: Pick[] = [];
-    while (!this.stopping && this.claims.size < MAX_CLAIMS && free() > 0) {
-      const turn = turns.next();
-      if (turn.done) break;
-      const { tenantId, priority } = turn.value;
-      const room = Math.min(free(), this.tenantRoom(tenantId), this.o.config.batchSize);
-      if (room <= 0 || !priority) continue;
-      const queue = queueName({ lane: lane.lane, tenantId, priority });
-      if (this.claiming.has(queue)) continue;
-      this.claiming.add(queue);
-      lane.counts.reserve(room);
-      this.addTenant(tenantId, room);
-      picked.push({ queue, tenantId, priority, room });
-      if (picked.length === QUEUES_PER_CLAIM) {
-        this.startClaim(lane, picked);
-        picked = [];
+    try {
+      while (!this.stopping && this.claims.size < MAX_CLAIMS && free() > 0) {
+        const turn = turns.next();
+        if (turn.done) break;
+        const { tenantId, priority } = turn.value;
+        const room = Math.min(free(), this.tenantRoom(tenantId), this.o.config.batchSize);
+        if (room <= 0 || !priority) continue;
+        const queue = queueName({ lane: lane.lane, tenantId, priority });
+        if (this.claiming.has(queue)) continue;
+        this.claiming.add(queue);
+        lane.counts.reserve(room);
+        this.addTenant(tenantId, room);
+        picked.push({ queue, tenantId, priority, room });
+        if (picked.length === QUEUES_PER_CLAIM) {
+          this.startClaim(lane, picked);
+          picked = [];
+        }
       }
+    } finally {
+      // Queues picked and reserved are claimed (and so released) even if the pass broke off.
+      if (picked.length) this.startClaim(lane, picked);
     }
-    if (picked.length) this.startClaim(lane, picked);
   }
 
   private startClaim(lane: Lane, picked: Pick[]): void {
     const task = this.claim(lane, picked)
       .then(
         () => this.claimPause.succeeded(),
-        (err) =>
-          this.claimPause.failed(err, {
-            tenantId: picked[0]?.tenantId,
-            queue: picked.map((p) => p.queue).join(' '),
-          }),
+        (err) => this.claimPause.failed(err, { queues: picked.map((p) => p.queue) }),
       )
       .finally(() => {
         for (const p of picked) {

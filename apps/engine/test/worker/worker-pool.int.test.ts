@@ -29,6 +29,7 @@ describe('WorkerPool', () => {
   let tenantId: string;
   let jobId: string;
   let containerSlots = 0;
+  let limits: TenantLimits;
 
   beforeAll(async () => {
     db = await createQueueTestDatabase(4);
@@ -37,7 +38,7 @@ describe('WorkerPool', () => {
     handlers = createHandlerRegistry(defaultHandlers({ allowPrivateTargets: true }));
     clock = new DbClock(db.pool);
     await clock.sync();
-    const limits = new TenantLimits(db.pool, 50);
+    limits = new TenantLimits(db.pool, 50);
     await limits.refresh();
     wakeups = new Wakeups(db.pool, clock, { url: db.url, discoveryMs: 300, lanes: ['push', 'container'] }, log);
     workers = new WorkerPool({
@@ -190,5 +191,68 @@ describe('WorkerPool', () => {
     } finally {
       sink.respond = () => ({ status: 200 });
     }
+  });
+
+  it("claims many tenants' queues in shared transactions, within each tenant's limit, and gives every slot back", async () => {
+    // 12 tenants allowed one run at a time, two runs each, all due at the same instant: a pass
+    // over their queues picks 10 (the lane's slots), claimed as 8 + 2 queues per transaction.
+    const tenants = await Promise.all(Array.from({ length: 12 }, () => insertTenant(db.pool, { maxConcurrency: 1 })));
+    await limits.refresh();
+    const dueAt = Math.ceil((clock.now() + 2_000) / 1000) * 1000;
+    sink.respond = () => ({ status: 200, delayMs: 200 });
+    try {
+      const runs = (
+        await Promise.all(
+          tenants.map(async ({ id }) => {
+            const job = await insertJob(db.pool, id, {
+              schedule: { type: 'once', runAt: new Date(Date.now() + 3_600_000) },
+              url: sink.url,
+              partitions: db.partitions,
+            });
+            return queueRuns(db.pool, boss, {
+              tenantId: id,
+              jobId: job.id,
+              times: [new Date(dueAt), new Date(dueAt + 1)],
+            });
+          }),
+        )
+      ).flat();
+      const ids = runs.map((r) => r.id);
+      await waitForRows(
+        db.pool,
+        `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
+        [ids],
+        (rows) => rows.length === 24,
+        20_000,
+      );
+      const delivered = sink.deliveries.filter((d) => ids.includes(String(d.headers['webhook-id'])));
+      expect(delivered).toHaveLength(24);
+      // One run of a tenant at a time: its second call began after its first was answered.
+      const byTenant = new Map<string, number[]>();
+      for (const d of delivered) {
+        const tenant = runs.find((r) => r.id === d.headers['webhook-id'])!.tenant_id;
+        byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), d.at]);
+      }
+      for (const at of byTenant.values()) expect(Math.abs(at[1]! - at[0]!)).toBeGreaterThanOrEqual(190);
+      // The first attempts started by one claim transaction share its now(): 8 tenants' queues.
+      // (At least: two transactions begun in the same microsecond share it too.)
+      const { rows } = await db.pool.query<{ n: number }>(
+        `SELECT count(DISTINCT tenant_id)::int AS n FROM run_attempts WHERE run_id = ANY($1) AND attempt = 1
+          GROUP BY started_at ORDER BY n DESC LIMIT 1`,
+        [ids],
+      );
+      expect(rows[0]?.n).toBeGreaterThanOrEqual(8);
+      expect(workers.inFlight).toBe(0);
+    } finally {
+      sink.respond = () => ({ status: 200 });
+    }
+    // Every slot came back: the next run is claimed and delivered as usual.
+    const [next] = await queueRuns(db.pool, boss, { tenantId, jobId, times: due() });
+    await waitForRows(
+      db.pool,
+      `SELECT 1 FROM runs WHERE id = $1 AND status = 'succeeded'`,
+      [next!.id],
+      (r) => r.length === 1,
+    );
   });
 });
