@@ -19,9 +19,8 @@ import {
   withTransaction,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
-import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
-import { Backoff } from '../backoff';
+import { FailedRounds } from '../backoff';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
 
@@ -64,11 +63,10 @@ export class Reaper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
-  private readonly backoff = new Backoff({ initialMs: 500, maxMs: 5_000 });
   private outage = false;
   private quietUntil = 0;
   private passes = 0;
-  private readonly passFailures: FailureStreak;
+  private readonly passFailures: FailedRounds;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -78,7 +76,7 @@ export class Reaper {
     private readonly metrics?: Metrics,
     private readonly containers?: ContainerPresence,
   ) {
-    this.passFailures = new FailureStreak(log, 'reaper');
+    this.passFailures = new FailedRounds(log, 'reaper', { initialMs: 500, maxMs: 5_000 });
   }
 
   start(): void {
@@ -88,15 +86,12 @@ export class Reaper {
       this.timer = setTimeout(() => {
         this.running = this.pass().then(
           () => {
-            this.backoff.succeed();
             this.passFailures.succeeded();
             loop(this.config.intervalMs);
           },
           (err) => {
             this.outage = true;
-            const delayMs = Math.max(this.config.intervalMs, this.backoff.fail());
-            this.passFailures.failed(err, { delayMs });
-            loop(delayMs);
+            loop(this.passFailures.failed(err, {}, this.config.intervalMs));
           },
         );
       }, delayMs);

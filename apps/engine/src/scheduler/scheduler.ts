@@ -17,9 +17,8 @@ import {
   withTransaction,
 } from '@belfry/db';
 import { routeOf } from '@belfry/handlers';
-import { FailureStreak } from '@belfry/log';
 import type pg from 'pg';
-import { Backoff } from '../backoff';
+import { FailedRounds } from '../backoff';
 import type { LeaseKeeper } from '../cluster/lease-keeper';
 import type { Log } from '../logger';
 import type { Metrics } from '../metrics';
@@ -63,8 +62,7 @@ export class Scheduler {
   private loop: Promise<void> | undefined;
   private readonly helpers = new Set<Promise<void>>();
   private stopped = true;
-  private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
-  private readonly scanFailures: FailureStreak;
+  private readonly scanFailures: FailedRounds;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -74,7 +72,7 @@ export class Scheduler {
     private readonly log: Log,
     private readonly metrics?: Metrics,
   ) {
-    this.scanFailures = new FailureStreak(log, 'scheduler scan');
+    this.scanFailures = new FailedRounds(log, 'scheduler scan', { initialMs: 200, maxMs: 2_000 });
   }
 
   start(): void {
@@ -84,7 +82,6 @@ export class Scheduler {
       this.timer = setTimeout(() => {
         this.loop = this.scanOnce()
           .then((r) => {
-            this.backoff.succeed();
             this.scanFailures.succeeded();
             if (r.more) this.addHelper();
             next(r.more ? 0 : this.config.idleDelayMs);
@@ -92,10 +89,8 @@ export class Scheduler {
           .catch((err) => {
             // The database away: try again after a growing, jittered delay; the first success
             // resets it. Nothing is lost meanwhile: due entries wait in the table.
-            // The first failure in full, then the 2nd, 4th, 8th … (FailureStreak).
-            const delayMs = this.backoff.fail();
-            this.scanFailures.failed(err, { delayMs });
-            next(delayMs);
+            // The first failure in full, then the 2nd, 4th, 8th … (FailedRounds).
+            next(this.scanFailures.failed(err));
           });
       }, delay);
     };

@@ -2,23 +2,21 @@
 // starts for a while (growing with failures in a row, jittered), then the pool is pumped again.
 // The ready queues stay marked meanwhile, so nothing that was ready is forgotten, and the
 // first fetch that succeeds ends the pause for good.
-import { FailureStreak } from '@belfry/log';
-import { Backoff } from '../backoff';
+import { FailedRounds } from '../backoff';
 import type { Log } from '../logger';
 
 export class ClaimPause {
   private until = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
-  private readonly failures: FailureStreak;
+  private readonly failures: FailedRounds;
 
   constructor(
     /** called when the pause is over */
     private readonly resume: () => void,
     log: Log,
   ) {
-    this.failures = new FailureStreak(log, 'fetch and claim');
+    this.failures = new FailedRounds(log, 'fetch and claim', { initialMs: 200, maxMs: 2_000 });
   }
 
   get paused(): boolean {
@@ -26,16 +24,13 @@ export class ClaimPause {
   }
 
   succeeded(): void {
-    if (!this.backoff.streak) return;
-    this.backoff.succeed();
     this.failures.succeeded();
   }
 
   failed(err: unknown, fields: Record<string, unknown>): void {
-    const delayMs = this.backoff.fail();
-    this.until = Math.max(this.until, Date.now() + delayMs);
     // The first failure with its stack, then the 2nd, 4th, 8th … as one short line each.
-    this.failures.failed(err, { ...fields, delayMs });
+    const delayMs = this.failures.failed(err, fields);
+    this.until = Math.max(this.until, Date.now() + delayMs);
     if (this.timer || this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
