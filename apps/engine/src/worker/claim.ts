@@ -68,13 +68,3 @@ export async function claimFromQueues(deps: ClaimDeps, queues: QueueRoom[]): Pro
   );
   return result;
 }
-
-/** claimFromQueues for one queue. */
-export async function claimFromQueue(
-  deps: ClaimDeps,
-  queue: string,
-  room: number,
-): Promise<{ fetched: number; claimed: ClaimedRun[]; skipped: number }> {
-  const { fetched, claimed, skipped } = await claimFromQueues(deps, [{ queue, room }]);
-  return { fetched: fetched[0] ?? 0, claimed, skipped };
-}

@@ -4,12 +4,18 @@
 import { claimRuns, type QueueClient, queuedMessages, queueName } from '@belfry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertJob, insertTenant } from '../../../../test/fixtures';
-import { type ClaimDeps, claimFromQueue, claimFromQueues } from '../../src/worker/claim';
+import { type ClaimDeps, claimFromQueues } from '../../src/worker/claim';
 import { dbNow, queueRuns, createQueueTestDatabase, type QueueTestDatabase } from '../support';
 
 const URL = 'http://127.0.0.1:9/never-called';
 
-describe('claimFromQueue', () => {
+/** claimFromQueues for one queue. */
+async function claimFromQueue(deps: ClaimDeps, queue: string, room: number) {
+  const { fetched, claimed, skipped } = await claimFromQueues(deps, [{ queue, room }]);
+  return { fetched: fetched[0] ?? 0, claimed, skipped };
+}
+
+describe('claimFromQueues', () => {
   let db: QueueTestDatabase;
   let boss: QueueClient;
   let deps: ClaimDeps;

@@ -83,17 +83,21 @@ describe('WorkerPool', () => {
 
   let offset = 0;
   const due = () => [new Date(Math.floor(clock.now() / 1000) * 1000 - 60_000 + offset++)];
+  /** Waits until every one of `ids` has succeeded. */
+  const allSucceeded = (ids: string[], timeoutMs?: number) =>
+    waitForRows(
+      db.pool,
+      `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
+      [ids],
+      (rows) => rows.length === ids.length,
+      timeoutMs,
+    );
   const runRow = (id: string) =>
     db.pool.query<{ status: string; attempt: number }>('SELECT status, attempt FROM runs WHERE id = $1', [id]);
 
   it('delivers the runs of the push lane', async () => {
     const runs = await queueRuns(db.pool, boss, { tenantId, jobId, times: [...due(), ...due(), ...due()] });
-    await waitForRows(
-      db.pool,
-      `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
-      [runs.map((r) => r.id)],
-      (rows) => rows.length === 3,
-    );
+    await allSucceeded(runs.map((r) => r.id));
     const delivered = sink.deliveries.map((d) => d.headers['webhook-id']);
     for (const r of runs) expect(delivered).toContain(r.id);
     expect(workers.inFlight).toBe(0);
@@ -109,12 +113,7 @@ describe('WorkerPool', () => {
     });
     // A push run queued after it is delivered while the container lane has no slots...
     const [later] = await queueRuns(db.pool, boss, { tenantId, jobId, times: due() });
-    await waitForRows(
-      db.pool,
-      `SELECT 1 FROM runs WHERE id = $1 AND status = 'succeeded'`,
-      [later!.id],
-      (r) => r.length === 1,
-    );
+    await allSucceeded([later!.id]);
     // ...and the container lane's run is still waiting, untouched, after its queue was found ready
     // (the pool hears of it first: it subscribed before this test did).
     const containerQueue = `c.${tenantId}.normal`;
@@ -134,12 +133,7 @@ describe('WorkerPool', () => {
     // One container slot: the run is fetched through it, found to be an http run, released to the
     // push lane and delivered there on its next attempt.
     containerSlots = 1;
-    await waitForRows(
-      db.pool,
-      `SELECT 1 FROM runs WHERE id = $1 AND status = 'succeeded'`,
-      [stray!.id],
-      (r) => r.length === 1,
-    );
+    await allSucceeded([stray!.id]);
     const attempts = await db.pool.query(
       'SELECT attempt, status, error FROM run_attempts WHERE run_id = $1 ORDER BY attempt',
       [stray!.id],
@@ -176,12 +170,7 @@ describe('WorkerPool', () => {
         10_000,
       );
       expect(claimed[0]!.now.getTime()).toBeLessThan(dueAt);
-      await waitForRows(
-        db.pool,
-        `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
-        [ids],
-        (rows) => rows.length === 20,
-      );
+      await allSucceeded(ids);
       const delivered = sink.deliveries.filter((d) => ids.includes(String(d.headers['webhook-id'])));
       expect(delivered).toHaveLength(20);
       for (const d of delivered) expect(d.at).toBeGreaterThanOrEqual(dueAt);
@@ -218,13 +207,7 @@ describe('WorkerPool', () => {
         )
       ).flat();
       const ids = runs.map((r) => r.id);
-      await waitForRows(
-        db.pool,
-        `SELECT id FROM runs WHERE id = ANY($1) AND status = 'succeeded'`,
-        [ids],
-        (rows) => rows.length === 24,
-        20_000,
-      );
+      await allSucceeded(ids, 20_000);
       const delivered = sink.deliveries.filter((d) => ids.includes(String(d.headers['webhook-id'])));
       expect(delivered).toHaveLength(24);
       // One run of a tenant at a time: its second call began after its first was answered.
@@ -248,11 +231,6 @@ describe('WorkerPool', () => {
     }
     // Every slot came back: the next run is claimed and delivered as usual.
     const [next] = await queueRuns(db.pool, boss, { tenantId, jobId, times: due() });
-    await waitForRows(
-      db.pool,
-      `SELECT 1 FROM runs WHERE id = $1 AND status = 'succeeded'`,
-      [next!.id],
-      (r) => r.length === 1,
-    );
+    await allSucceeded([next!.id]);
   });
 });
