@@ -1,7 +1,9 @@
-// Pure domain code: the vocabulary, schedule maths, retry backoff, webhook signing, target address
-// classification, identifiers and partition hashing. No I/O, no frameworks.
+// Pure domain code: the vocabulary, schedule maths, retry backoff (a run's, and a failing loop's),
+// webhook signing, target address classification, identifiers and partition hashing. No I/O, no
+// frameworks.
 export * from './schedule/index';
 export * from './retry';
+export * from './backoff';
 export * from './retry-decision';
 export * from './signing';
 export * from './ssrf';

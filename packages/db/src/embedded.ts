@@ -6,6 +6,7 @@
 // that asks for it (keepRunning: `npm start`, `npm run dev`, an engine node on its own) also
 // starts the server again when it dies under it. Binaries and initdb: embedded-binaries.ts;
 // the server process: embedded-server.ts; its data directory and lock: embedded-home.ts.
+import { Backoff } from '@belfry/core';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -143,20 +144,21 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
     keepRunning({ everyMs = 1_000, log: say = log } = {}) {
       if (!owned || stopped || watch) return;
       let downChecks = 0;
-      let failures = 0;
+      // one watcher per server, nothing to spread out: the whole delay (1, 2, 4 ... 30 s)
+      const restarts = new Backoff({ initialMs: 1_000, maxMs: 30_000, random: () => 1 });
       let retryAt = 0;
       const check = async () => {
         if (running()) {
           // (also after a start that gave up while recovery was still replaying, or one by
           // another process: the next death is reported and retried afresh)
-          if (failures) say(`embedded PostgreSQL on port ${port} is running again`);
+          if (restarts.streak) say(`embedded PostgreSQL on port ${port} is running again`);
           downChecks = 0;
-          failures = 0;
+          restarts.succeed();
           retryAt = 0;
           return;
         }
         if (++downChecks < 2 || Date.now() < retryAt) return;
-        if (!failures) say(`embedded PostgreSQL on port ${port} is not running; starting it again ...`);
+        if (!restarts.streak) say(`embedded PostgreSQL on port ${port} is not running; starting it again ...`);
         restarting = withLock(lockFile, async () => {
           if (stopped || running()) return;
           // Another program on the port would answer the start's connection check itself.
@@ -171,13 +173,13 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
         try {
           await restarting;
           if (!stopped) say(`embedded PostgreSQL on port ${port} is running again`);
-          failures = 0;
+          restarts.succeed();
           downChecks = 0;
         } catch (err) {
-          failures++;
-          const delayMs = Math.min(30_000, 1_000 * 2 ** (failures - 1));
+          const delayMs = restarts.fail();
           retryAt = Date.now() + delayMs;
           // the first failure and then the 2nd, 4th, 8th ...: one line each
+          const failures = restarts.streak;
           if ((failures & (failures - 1)) === 0) {
             const why = ((err as Error)?.message ?? String(err)).split('\n')[0];
             say(`could not start the embedded PostgreSQL again (${why}); trying again in ${delayMs / 1000} s`);

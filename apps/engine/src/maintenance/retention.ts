@@ -2,9 +2,8 @@
 // partitions older than the longest tenant retention, deletes (in small batches) the rows of
 // tenants with a shorter retention, and clears expired idempotency keys and long-gone nodes.
 // One node at a time does it (advisory lock).
-import { FINISHED_RUN_STATUSES } from '@belfry/core';
+import { Backoff, FINISHED_RUN_STATUSES } from '@belfry/core';
 import type pg from 'pg';
-import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 
 export interface RetentionConfig {

@@ -4,7 +4,7 @@
 // whether its outcome was recorded. An outcome is never dropped because the database was away:
 // the batch is kept and written again (with backoff) until it is recorded or fenced out — the
 // target was called, and forgetting that would have the reaper call it again.
-import type { QueueRoute } from '@belfry/core';
+import { Backoff, type QueueRoute } from '@belfry/core';
 import {
   completeAttempts,
   distinctTimes,
@@ -18,7 +18,6 @@ import {
 } from '@belfry/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 
 interface Pending {

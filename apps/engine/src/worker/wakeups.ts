@@ -7,9 +7,8 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { CANCEL_CHANNEL, discoverQueues, WAKE_CHANNEL, type WakeHint } from '@belfry/db';
-import type { WorkerLane } from '@belfry/core';
+import { Backoff, type WorkerLane } from '@belfry/core';
 import { FailureStreak } from '@belfry/log';
-import { Backoff } from '../backoff';
 import type { Log } from '../logger';
 import type { DbClock } from '../db-clock';
 
