@@ -84,7 +84,7 @@ export async function runContainer(o: { count: number; slots: number }): Promise
     const { rows } = await db.pool.query<{ duration_ms: number; end_ms: number; status: string; finished: Date }>(
       `SELECT a.duration_ms, (EXTRACT(EPOCH FROM (r.finished_at - r.scheduled_time)) * 1000)::float8 AS end_ms,
               r.status, r.finished_at AS finished
-         FROM runs r JOIN run_attempts a ON a.run_id = r.id AND a.scheduled_time = r.scheduled_time`,
+         FROM runs r JOIN run_attempt_history a ON a.run_id = r.id AND a.scheduled_time = r.scheduled_time`,
     );
     const last = Math.max(...rows.map((r) => r.finished.getTime()));
     const belfryTimes = rows.map((r) => r.duration_ms);

@@ -75,7 +75,7 @@ export async function runFailover(o: {
     }
     const occurrences = [...firstByOccurrence.values()];
     const reaped = await db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM run_attempts WHERE error LIKE 'lease expired%'`,
+      `SELECT count(*)::int AS n FROM run_attempt_history WHERE error LIKE 'lease expired%'`,
     );
     return {
       parameters: {

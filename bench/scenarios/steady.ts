@@ -9,7 +9,7 @@ export interface SteadyResult extends SteadyFigures {
   parameters: Record<string, unknown>;
   /**
    * attempts that did not succeed, by their recorded error (the five most frequent): why an
-   * occurrence arrived only on a later attempt, read from run_attempts before the database goes
+   * occurrence arrived only on a later attempt, read from run_attempt_history before the database goes
    */
   failedAttempts: { error: string; count: number }[];
 }
@@ -59,7 +59,7 @@ export async function runSteady(o: {
     await waitForWindow(sink.records, { start, end, expected: o.perSecond * o.seconds });
     const { rows: failedAttempts } = await db.pool.query<{ error: string; count: number }>(
       `SELECT left(COALESCE(error, status::text), 200) AS error, count(*)::int AS count
-         FROM run_attempts WHERE status <> 'succeeded'
+         FROM run_attempt_history WHERE status <> 'succeeded'
         GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
     );
     return {

@@ -79,14 +79,14 @@ describe('engine: broker targets', () => {
   const attemptsOf = async (jobId: string) =>
     (
       await db.pool.query<{ attempt: number; status: string; error: string | null; response_snippet: string | null }>(
-        'SELECT attempt, status, error, response_snippet FROM run_attempts WHERE job_id = $1 ORDER BY attempt',
+        'SELECT attempt, status, error, response_snippet FROM run_attempt_history WHERE job_id = $1 ORDER BY attempt',
         [jobId],
       )
     ).rows;
   const waitForAttempts = (jobId: string, count: number) =>
     waitForRows(
       db.pool,
-      'SELECT attempt FROM run_attempts WHERE job_id = $1 AND finished_at IS NOT NULL',
+      'SELECT attempt FROM run_attempt_history WHERE job_id = $1 AND finished_at IS NOT NULL',
       [jobId],
       (rows) => rows.length >= count,
     );

@@ -88,7 +88,7 @@ const runOf = (jobId: string, predicate: (r: RunRow) => boolean, timeoutMs = 60_
 const attemptsOf = async (runId: string) =>
   (
     await db.pool.query<AttemptRow>(
-      `SELECT attempt, status, exit_code, error, response_snippet, worker_id FROM run_attempts
+      `SELECT attempt, status, exit_code, error, response_snippet, worker_id FROM run_attempt_history
         WHERE run_id = $1 ORDER BY attempt`,
       [runId],
     )
@@ -170,7 +170,7 @@ describe('container runs', () => {
     );
     const [attempt] = await waitForRows<AttemptRow>(
       db.pool,
-      'SELECT status FROM run_attempts WHERE run_id = $1',
+      'SELECT status FROM run_attempt_history WHERE run_id = $1',
       [run.id],
       (rows) => rows[0]?.status === 'cancelled',
     );

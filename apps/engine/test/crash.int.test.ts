@@ -80,7 +80,7 @@ describe('engine crash safety', () => {
     );
     expect(rows).toEqual([{ id: running?.id, status: 'succeeded', attempt: 2 }]);
     const attempts = await db.pool.query(
-      'SELECT attempt, status, worker_id, error FROM run_attempts WHERE run_id = $1 ORDER BY attempt',
+      'SELECT attempt, status, worker_id, error FROM run_attempt_history WHERE run_id = $1 ORDER BY attempt',
       [running?.id],
     );
     expect(attempts.rows[0]).toMatchObject({ attempt: 1, status: 'failed', worker_id: victim.nodeId });
@@ -170,7 +170,7 @@ describe('engine crash safety', () => {
     const runs = await db.pool.query('SELECT status, attempt, worker_id FROM runs WHERE job_id = $1', [job.id]);
     expect(runs.rows).toEqual([{ status: 'succeeded', attempt: 2, worker_id: b.nodeId }]);
     const attempts = await db.pool.query(
-      'SELECT attempt, status, worker_id FROM run_attempts WHERE job_id = $1 ORDER BY attempt',
+      'SELECT attempt, status, worker_id FROM run_attempt_history WHERE job_id = $1 ORDER BY attempt',
       [job.id],
     );
     expect(attempts.rows).toEqual([

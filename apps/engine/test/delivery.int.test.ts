@@ -61,7 +61,7 @@ describe('engine: schedule to signed delivery', () => {
     );
     expect(job2.rows[0]).toEqual({ version: materialized.rows[0]?.version, shown: 'completed' });
     const attempts = await engine.db.pool.query(
-      'SELECT status, http_status, worker_id FROM run_attempts WHERE job_id = $1',
+      'SELECT status, http_status, worker_id FROM run_attempt_history WHERE job_id = $1',
       [job.id],
     );
     expect(attempts.rows).toEqual([{ status: 'succeeded', http_status: 200, worker_id: 'delivery-1' }]);
@@ -130,7 +130,7 @@ describe('engine: schedule to signed delivery', () => {
     );
     const attempts = await waitForRows<{ status: string }>(
       engine.db.pool,
-      'SELECT status FROM run_attempts WHERE run_id = $1',
+      'SELECT status FROM run_attempt_history WHERE run_id = $1',
       [run?.id],
       (r) => r[0]?.status === 'cancelled',
     );

@@ -54,7 +54,7 @@ describe('engine: jitter', () => {
       expect(r.started_at.getTime()).toBeGreaterThanOrEqual(r.due_at.getTime());
     }
     const attempts = await engine.db.pool.query<{ job_id: string; started_at: Date }>(
-      'SELECT job_id, started_at FROM run_attempts WHERE job_id = ANY($1::text[])',
+      'SELECT job_id, started_at FROM run_attempt_history WHERE job_id = ANY($1::text[])',
       [[...ids]],
     );
     expect(attempts.rows).toHaveLength(12);

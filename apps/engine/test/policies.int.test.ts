@@ -197,7 +197,7 @@ describe('engine: misfire, overlap and pause', () => {
     await messagesSettled([queued!.id]);
     expect(deliveriesOf(job.id)).toEqual([]);
     expect(await runsOf(job.id)).toMatchObject([{ id: queued?.id, status: 'cancelled' }]);
-    expect((await db.pool.query('SELECT 1 FROM run_attempts WHERE job_id = $1', [job.id])).rowCount).toBe(0);
+    expect((await db.pool.query('SELECT 1 FROM run_attempt_history WHERE job_id = $1', [job.id])).rowCount).toBe(0);
   });
 
   it('pause of a running interval job: no cancelled run is delivered and nothing new is scheduled', async () => {

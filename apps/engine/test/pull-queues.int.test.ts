@@ -105,7 +105,9 @@ describe('pull queues over REST', () => {
     // The attempt in progress lives on the run row (its row is written when it ends), and the
     // run reads with it as the claim answered.
     const attemptRows = (id: string) =>
-      server.db.pool.query('SELECT attempt, status FROM run_attempts WHERE run_id = $1', [id]).then((r) => r.rows);
+      server.db.pool
+        .query('SELECT attempt, status FROM run_attempt_history WHERE run_id = $1', [id])
+        .then((r) => r.rows);
     expect(await attemptRows(run.id)).toEqual([]);
     expect((await call('GET', `/api/v1/runs/${run.id}`)).body.attempts).toEqual(item.run.attempts);
 

@@ -82,7 +82,9 @@ describe('reaper', () => {
     const delay = (row.next_attempt_at as Date).getTime() - before.getTime();
     expect(delay).toBeGreaterThanOrEqual(60_000 - 1);
     expect(delay).toBeLessThan(61_000);
-    const attempts = await db.pool.query('SELECT attempt, status, error FROM run_attempts WHERE run_id = $1', [run.id]);
+    const attempts = await db.pool.query('SELECT attempt, status, error FROM run_attempt_history WHERE run_id = $1', [
+      run.id,
+    ]);
     expect(attempts.rows).toEqual([
       { attempt: 1, status: 'failed', error: 'lease expired: worker worker-a stopped heartbeating' },
     ]);
@@ -115,7 +117,7 @@ describe('reaper', () => {
     expect(row).toMatchObject({ status: 'dead', attempt: RETRY.maxAttempts, next_attempt_at: null });
     expect(row.finished_at).toBeInstanceOf(Date);
     const attempts = await db.pool.query<{ attempt: number; status: string; worker_id: string }>(
-      'SELECT attempt, status, worker_id FROM run_attempts WHERE run_id = $1 ORDER BY attempt',
+      'SELECT attempt, status, worker_id FROM run_attempt_history WHERE run_id = $1 ORDER BY attempt',
       [run.id],
     );
     expect(attempts.rows).toEqual([
@@ -127,7 +129,7 @@ describe('reaper', () => {
     // (a retry's, not the run's first), the last of them still on the run.
     const starts = await db.pool.query<{ attempt: number; started_at: Date; first: Date; last: Date }>(
       `SELECT a.attempt, a.started_at, r.started_at AS first, r.attempt_started_at AS last
-         FROM run_attempts a JOIN runs r ON r.id = a.run_id AND r.scheduled_time = a.scheduled_time
+         FROM run_attempt_history a JOIN runs r ON r.id = a.run_id AND r.scheduled_time = a.scheduled_time
         WHERE a.run_id = $1 ORDER BY a.attempt`,
       [run.id],
     );

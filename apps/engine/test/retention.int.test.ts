@@ -53,7 +53,9 @@ describe('retention', () => {
 
   const exists = async (id: string) =>
     Number((await db.pool.query('SELECT count(*)::int AS n FROM runs WHERE id = $1', [id])).rows[0].n) +
-    Number((await db.pool.query('SELECT count(*)::int AS n FROM run_attempts WHERE run_id = $1', [id])).rows[0].n);
+    Number(
+      (await db.pool.query('SELECT count(*)::int AS n FROM run_attempt_history WHERE run_id = $1', [id])).rows[0].n,
+    );
 
   it('creates the coming days, drops whole days past the longest retention, trims shorter retentions', async () => {
     const keep = await insertTenant(db.pool, { retentionDays: 30 });

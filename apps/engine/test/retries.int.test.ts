@@ -68,7 +68,7 @@ describe('engine: retries, timeouts and the dead letter', () => {
   const attemptsOf = async (jobId: string) =>
     (
       await db.pool.query<{ attempt: number; status: string; http_status: number | null; error: string | null }>(
-        'SELECT attempt, status, http_status, error FROM run_attempts WHERE job_id = $1 ORDER BY attempt',
+        'SELECT attempt, status, http_status, error FROM run_attempt_history WHERE job_id = $1 ORDER BY attempt',
         [jobId],
       )
     ).rows;

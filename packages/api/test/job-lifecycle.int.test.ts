@@ -200,7 +200,9 @@ describe('a run claimed ahead of its time', () => {
       (l) => l.runId === pending?.id && /cancelled or taken back before it started/.test(String(l.msg)),
     );
     expect(deliveriesOf(job.id)).toEqual([]);
-    const attempts = await h.db.pool.query('SELECT status, error FROM run_attempts WHERE run_id = $1', [pending?.id]);
+    const attempts = await h.db.pool.query('SELECT status, error FROM run_attempt_history WHERE run_id = $1', [
+      pending?.id,
+    ]);
     expect(attempts.rows).toEqual([{ status: 'cancelled', error: 'cancelled before it started' }]);
     // Its occurrence is spent: resuming completes the one-off without running it.
     expect((await api.post(`/api/v1/jobs/${job.id}/resume`)).body).toMatchObject({

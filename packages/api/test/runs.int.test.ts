@@ -291,7 +291,9 @@ describe('the attempt in progress', () => {
     const scheduledTime = new Date(Date.now() + 60_000);
     const id = await insertRun(h, { tenantId: t.tenantId, jobId, status: 'pending', scheduledTime, finishedAt: null });
     expect(await claimRuns(h.db.pool, 'worker-ahead', 30_000, [id], [scheduledTime])).toHaveLength(1);
-    expect(await h.db.pool.query('SELECT 1 FROM run_attempts WHERE run_id = $1', [id])).toMatchObject({ rowCount: 0 });
+    expect(await h.db.pool.query('SELECT 1 FROM run_attempt_history WHERE run_id = $1', [id])).toMatchObject({
+      rowCount: 0,
+    });
 
     const run = await runOf(id);
     expect(run).toMatchObject({ status: 'running', attempt: 1 });

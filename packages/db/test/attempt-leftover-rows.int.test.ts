@@ -61,7 +61,7 @@ describe("ending an attempt whose 'running' row a previous version left", () => 
   async function attempts(id: string) {
     const { rows } = await db.pool.query(
       `SELECT attempt, status, worker_id, started_at, finished_at IS NOT NULL AS ended, error, http_status
-         FROM run_attempts WHERE run_id = $1 ORDER BY attempt`,
+         FROM run_attempt_history WHERE run_id = $1 ORDER BY attempt`,
       [id],
     );
     return rows;

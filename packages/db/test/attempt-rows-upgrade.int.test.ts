@@ -91,7 +91,7 @@ describe('upgrade to attempt rows written at their end', () => {
 
       const history = await client.query(
         `SELECT run_id, attempt, status, worker_id, started_at, finished_at IS NOT NULL AS ended, error
-           FROM run_attempts ORDER BY run_id, attempt`,
+           FROM run_attempt_history ORDER BY run_id, attempt`,
       );
       expect(history.rows).toEqual([
         {

@@ -80,7 +80,7 @@ describe('cancelling a run claimed ahead vs its worker starting it', () => {
       // The attempt's one row, written by the cancel from the run row; it would have started when
       // due, after the cancel: it starts (and ends) at the cancel, never after its end.
       const attempt = await db.pool.query(
-        'SELECT attempt, status, error, worker_id, started_at FROM run_attempts WHERE run_id = $1',
+        'SELECT attempt, status, error, worker_id, started_at FROM run_attempt_history WHERE run_id = $1',
         [run.id],
       );
       expect(attempt.rows).toEqual([

@@ -539,7 +539,7 @@ describe('batch statements that find runs by key', () => {
     expect(setting).toBe('on');
     const { rows } = await db.pool.query<{ runs: number; attempts: number; listed: number }>(
       `SELECT (SELECT count(*)::int FROM runs WHERE id = ANY($1) AND status = 'succeeded') AS runs,
-              (SELECT count(*)::int FROM run_attempts WHERE run_id = ANY($1)) AS attempts,
+              (SELECT count(*)::int FROM run_attempt_history WHERE run_id = ANY($1)) AS attempts,
               (SELECT count(*)::int FROM running_runs WHERE run_id = ANY($1)) AS listed`,
       [runs.map((r) => r.id)],
     );

@@ -73,7 +73,9 @@ describe('claimFromQueues', () => {
       expect(r.lease_expires_at.getTime() - before.getTime()).toBeGreaterThan(29_000);
     }
     // The attempt in progress lives on the run row; its attempt row is written when it ends.
-    const attempts = await db.pool.query('SELECT status, worker_id FROM run_attempts WHERE job_id = $1', [jobId]);
+    const attempts = await db.pool.query('SELECT status, worker_id FROM run_attempt_history WHERE job_id = $1', [
+      jobId,
+    ]);
     expect(attempts.rows).toEqual([]);
     const started = await db.pool.query<{ attempt_started_at: Date; due: Date }>(
       `SELECT attempt_started_at, COALESCE(due_at, scheduled_time) AS due FROM runs WHERE job_id = $1 AND status = 'running'`,

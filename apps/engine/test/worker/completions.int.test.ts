@@ -72,11 +72,16 @@ describe('CompletionBatcher', () => {
   const state = async (id: string) => {
     const run = await db.pool.query('SELECT status, next_attempt_at, last_error FROM runs WHERE id = $1', [id]);
     const attempts = await db.pool.query(
-      'SELECT attempt, status, http_status, duration_ms, error, response_snippet, request_headers FROM run_attempts WHERE run_id = $1',
+      'SELECT attempt, status, http_status, duration_ms, error, response_snippet, request_headers FROM run_attempt_history WHERE run_id = $1',
       [id],
     );
     return { run: run.rows[0], attempts: attempts.rows };
   };
+
+  /** run_attempts rows themselves (the view run_attempt_history adds the attempts run rows hold) */
+  const rowsOf = async (ids: string[]) =>
+    (await db.pool.query('SELECT attempt, status, http_status FROM run_attempts WHERE run_id = ANY($1::text[])', [ids]))
+      .rows;
 
   it('records outcomes submitted together, each told it was recorded', async () => {
     const runs = await claimed(3);
@@ -101,11 +106,26 @@ describe('CompletionBatcher', () => {
     // The attempt's one row names the worker and the start the claim left on the run row.
     const written = await db.pool.query(
       `SELECT a.worker_id, a.started_at = r.attempt_started_at AS claimed_start
-         FROM run_attempts a JOIN runs r ON r.id = a.run_id AND r.scheduled_time = a.scheduled_time
+         FROM run_attempt_history a JOIN runs r ON r.id = a.run_id AND r.scheduled_time = a.scheduled_time
         WHERE a.run_id = ANY($1::text[])`,
       [runs.map((r) => r.id)],
     );
     expect(written.rows).toEqual(runs.map(() => ({ worker_id: WORKER, claimed_start: true })));
+    // An attempt that ends its run stays on the run row (migration 20261207060000): no row of its own.
+    expect(await rowsOf(runs.map((r) => r.id))).toEqual([]);
+    const onRun = await db.pool.query(
+      `SELECT attempt_status, http_status, duration_ms, response_snippet, request_headers FROM runs WHERE id = $1`,
+      [runs[0]!.id],
+    );
+    expect(onRun.rows).toEqual([
+      {
+        attempt_status: 'succeeded',
+        http_status: 200,
+        duration_ms: 5,
+        response_snippet: 'ok',
+        request_headers: { 'webhook-id': runs[0]!.id },
+      },
+    ]);
   });
 
   it('queues a retry on the route it was given, claimable at its next attempt time', async () => {
@@ -121,6 +141,11 @@ describe('CompletionBatcher', () => {
     });
     expect(await batcher.submit(retry, container)).toBe(true);
     expect((await state(run!.id)).run).toEqual({ status: 'failed', next_attempt_at: at, last_error: 'HTTP 503' });
+    // The run goes on: its attempt gets a row of its own (the next claim takes the run row's
+    // attempt columns over), and the run row holds no outcome.
+    expect(await rowsOf([run!.id])).toEqual([{ attempt: 1, status: 'failed', http_status: 503 }]);
+    const onRun = await db.pool.query('SELECT attempt_status, http_status FROM runs WHERE id = $1', [run!.id]);
+    expect(onRun.rows).toEqual([{ attempt_status: null, http_status: null }]);
     const messages = (await queuedMessages(db.pool, { runIds: [run!.id] })).filter((m) => m.startAfter > new Date());
     expect(messages.map((m) => [m.name, m.startAfter.getTime()])).toEqual([[`c.${tenantId}.high`, at.getTime()]]);
   });

@@ -135,7 +135,7 @@ describe('WorkerPool', () => {
     containerSlots = 1;
     await allSucceeded([stray!.id]);
     const attempts = await db.pool.query(
-      'SELECT attempt, status, error FROM run_attempts WHERE run_id = $1 ORDER BY attempt',
+      'SELECT attempt, status, error FROM run_attempt_history WHERE run_id = $1 ORDER BY attempt',
       [stray!.id],
     );
     expect(attempts.rows).toEqual([
@@ -220,7 +220,7 @@ describe('WorkerPool', () => {
       // The first attempts started by one claim transaction share its now(): 8 tenants' queues.
       // (At least: two transactions begun in the same microsecond share it too.)
       const { rows } = await db.pool.query<{ n: number }>(
-        `SELECT count(DISTINCT tenant_id)::int AS n FROM run_attempts WHERE run_id = ANY($1) AND attempt = 1
+        `SELECT count(DISTINCT tenant_id)::int AS n FROM run_attempt_history WHERE run_id = ANY($1) AND attempt = 1
           GROUP BY started_at ORDER BY n DESC LIMIT 1`,
         [ids],
       );

@@ -32,7 +32,7 @@ export async function runDetail(deps: ServiceDeps, actor: Actor, runId: string):
       [run.id, key?.scheduledTime, actor.tenantId],
     ),
     deps.pool.query<{ attempt: number; request_headers: Record<string, string> | null }>(
-      `SELECT attempt, request_headers FROM run_attempts WHERE run_id = $1 AND scheduled_time = $2 AND tenant_id = $3`,
+      `SELECT attempt, request_headers FROM run_attempt_history WHERE run_id = $1 AND scheduled_time = $2 AND tenant_id = $3`,
       [run.id, key?.scheduledTime, actor.tenantId],
     ),
     // A replay is requested after the original was scheduled, so only later partitions are read.

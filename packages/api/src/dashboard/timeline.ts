@@ -71,9 +71,13 @@ export async function jobTimeline(
     error: string | null;
   }>(
     `SELECT r.id, r.scheduled_time, r.started_at, r.finished_at, r.status, r.skip_reason, r.trigger, r.attempt,
-            a.duration_ms, a.http_status, COALESCE(a.error, r.last_error) AS error
+            CASE WHEN r.attempt_status IS NOT NULL THEN r.duration_ms ELSE a.duration_ms END AS duration_ms,
+            CASE WHEN r.attempt_status IS NOT NULL THEN r.http_status ELSE a.http_status END AS http_status,
+            COALESCE(a.error, r.last_error) AS error
        FROM runs r
-       -- the run's current attempt: none yet while it is in progress (its row is written when it ends)
+       -- the run's current attempt: none yet while it is in progress (its row is written when it
+       -- ends), and none when the engine's completion ended the run (the run row holds it:
+       -- attempt_status, migration 20261207060000)
        LEFT JOIN run_attempts a
          ON a.run_id = r.id AND a.scheduled_time = r.scheduled_time AND a.attempt = r.attempt
       WHERE r.job_id = $1 AND r.tenant_id = $2 AND r.scheduled_time >= $3 AND r.scheduled_time < $4

@@ -4,7 +4,9 @@
 //
 // An attempt's row is written when the attempt ends; the attempt in progress lives on its run
 // row (attempt, worker_id, attempt_started_at), and the attempts shown for a run add it from
-// there, as the open attempt row it used to be (inProgressAttempt).
+// there, as the open attempt row it used to be (inProgressAttempt). An attempt that ended its run
+// through the engine's completion stays on the run row too: attempts are read through the view
+// run_attempt_history, which shows it beside the run_attempts rows (migration 20261207060000).
 import { idTime, isId, type Priority } from '@belfry/core';
 import type { AttemptView, RunView } from '../schemas/resources';
 import type { Queryable } from '../sql/tx';
@@ -84,7 +86,7 @@ export async function loadAttempts(
   const { rows } = await db.query<AttemptRow>(
     `SELECT run_id, attempt, worker_id, status, started_at, finished_at, http_status, duration_ms, error, response_snippet,
             exit_code
-       FROM run_attempts
+       FROM run_attempt_history
       WHERE run_id = ANY($1::text[]) AND scheduled_time = ANY($2::timestamptz[]) AND tenant_id = $3
       ORDER BY run_id, attempt`,
     [runs.map((r) => r.id), [...new Set(runs.map((r) => r.scheduled_time.toISOString()))], tenantId],

@@ -5,13 +5,18 @@
 // running the target again. A worker whose run was reaped or cancelled gets nothing back and
 // must not act on the outcome.
 //
-// The attempt's row is written here, once: the claim left the attempt in progress on the run row
-// (attempt, worker_id, attempt_started_at), and the same statement that fences the run inserts
-// the ended attempt from it. The primary key (run, scheduled time, attempt) still refuses a
-// second row for one attempt; two enders (a completion and the reaper) never both get that far,
-// since only one of them moves the run out of 'running'. Every ender closes instead a 'running'
-// row left by a process of the previous version (ON CONFLICT): without it, one such row would
-// fail the whole batch with a duplicate key, again at every retry.
+// The ended attempt is written here, once: the claim left the attempt in progress on the run row
+// (attempt, worker_id, attempt_started_at), and the same statement that fences the run records
+// its outcome. An attempt that ends the run (succeeded, dead, cancelled) stays on the run row, its
+// outcome written by the fencing update itself (migration 20261207060000; readers go through
+// run_attempt_history); an attempt after which the run goes on (a retry, a run given back) gets
+// its run_attempts row, since the run's next claim takes the row's attempt columns over. The
+// primary key (run, scheduled time, attempt) still refuses a second row for one attempt; two
+// enders (a completion and the reaper) never both get that far, since only one of them moves the
+// run out of 'running'. An ender that writes a row closes instead a 'running' row left by a
+// process of a version before migration 20261201120400 (ON CONFLICT): without it, one such row
+// would fail the whole batch with a duplicate key, again at every retry. One whose attempt stays
+// on the run row leaves such a row as it is: run_attempt_history shows the run's outcome instead.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
 import { statement } from './prepared';
@@ -91,19 +96,31 @@ export async function completeAttempts(
   return rows;
 }
 
-const COMPLETE_SQL = `WITH o AS (
+const COMPLETE_SQL = `WITH given AS (
        SELECT * FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::timestamptz[],
                             $8::int[], $9::int[], $10::text[], $11::text[], $12::jsonb[], $13::int[])
-         AS o(run_id, scheduled_time, attempt, run_status, attempt_status, next_attempt_at,
+         AS g(run_id, scheduled_time, attempt, run_status, attempt_status, next_attempt_at,
               http_status, duration_ms, error, response_snippet, request_headers, exit_code)
+     ), o AS (
+       SELECT *, run_status IN ${FINISHED_STATUSES} AS ends FROM given
      ), done AS (
+       -- An attempt that ends the run stays on its row. Not an attempt claimed by a
+       -- version before migration 20261201120400 (no attempt_started_at): its 'running' row is
+       -- closed below instead, its start kept.
        UPDATE runs r
        SET status = o.run_status,
-           finished_at = CASE WHEN o.run_status IN ('succeeded', 'dead', 'cancelled') THEN now() END,
+           finished_at = CASE WHEN o.ends THEN now() END,
            dead_at = CASE WHEN o.run_status = 'dead' THEN now() END,
            next_attempt_at = o.next_attempt_at,
            lease_expires_at = NULL,
-           last_error = o.error
+           last_error = o.error,
+           -- an attempt that ends the run is recorded here, not as a run_attempts row (below)
+           attempt_status = CASE WHEN o.ends AND r.attempt_started_at IS NOT NULL THEN o.attempt_status END,
+           http_status = CASE WHEN o.ends AND r.attempt_started_at IS NOT NULL THEN o.http_status END,
+           duration_ms = CASE WHEN o.ends AND r.attempt_started_at IS NOT NULL THEN o.duration_ms END,
+           response_snippet = CASE WHEN o.ends AND r.attempt_started_at IS NOT NULL THEN o.response_snippet END,
+           request_headers = CASE WHEN o.ends AND r.attempt_started_at IS NOT NULL THEN o.request_headers END,
+           exit_code = CASE WHEN o.ends AND r.attempt_started_at IS NOT NULL THEN o.exit_code END
        FROM o
        WHERE r.id = o.run_id AND r.scheduled_time = o.scheduled_time AND r.scheduled_time = ANY($14::timestamptz[])
          -- r.id = ANY: the runs are found by primary key. Without it the planner, trusting
@@ -127,6 +144,9 @@ const COMPLETE_SQL = `WITH o AS (
               COALESCE(d.attempt_started_at, d.started_at, now()), now(), o.http_status, o.duration_ms, o.error,
               o.response_snippet, o.request_headers, o.exit_code
        FROM o JOIN done d ON d.id = o.run_id AND d.scheduled_time = o.scheduled_time AND d.attempt = o.attempt
+       -- only an attempt after which the run goes on (a retry, a run given back): the run row's
+       -- next claim takes over its attempt columns (and one of an old claim, above)
+       WHERE d.status NOT IN ${FINISHED_STATUSES} OR d.attempt_started_at IS NULL
        -- a 'running' row left by a process of the version that opened attempts at their claim
        -- (upgrade, rollback): this attempt's row, closed with its outcome, its start kept
        ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
