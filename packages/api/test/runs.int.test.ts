@@ -486,6 +486,24 @@ describe('the attempt in progress', () => {
       responseSnippet: 'ok',
     });
     expect(await point()).toMatchObject({ status: 'succeeded', durationMs: 7, httpStatus: 200, error: null });
+    // The attempt that ended the run is held on the run row (no row of its own), and the job's
+    // run list shows it as the run does.
+    const own = await h.db.pool.query('SELECT attempt FROM run_attempts WHERE run_id = $1 ORDER BY attempt', [id]);
+    expect(own.rows).toEqual([{ attempt: 1 }]);
+    const listed = RunPage.parse((await api.get(`/api/v1/jobs/${jobId}/runs`)).body).data.find((r) => r.id === id);
+    expect(listed?.attempts).toEqual(finished.attempts);
+    // A 'running' row for the same attempt (left by a process of a version before attempt rows
+    // were written at the end) is hidden behind the run's outcome: one attempt 2, succeeded.
+    await h.db.pool.query(
+      `INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at)
+       VALUES ($1, $2, $3, $4, 2, 'worker-old', 'running', $2)`,
+      [id, scheduledTime, t.tenantId, jobId],
+    );
+    expect((await runOf(id)).attempts).toEqual(finished.attempts);
+    expect((await runDetail(h.deps, t.actor, id)).attempts.map((a) => [a.attempt, a.status, a.workerId])).toEqual([
+      [1, 'failed', 'worker-1'],
+      [2, 'succeeded', 'worker-2'],
+    ]);
 
     // Cancelled while it runs: shown running (no row yet) until its worker reports the end.
     const other = new Date(Date.now() - 30_000);
