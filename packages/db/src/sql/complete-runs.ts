@@ -136,7 +136,7 @@ const COMPLETE_SQL = `WITH given AS (
          -- loop, per batch.
          AND r.worker_id = $1 AND r.status IS NOT DISTINCT FROM 'running'
        RETURNING r.id, r.tenant_id, r.job_id, r.priority, r.scheduled_time, r.status, r.attempt, r.worker_id,
-                 r.attempt_started_at, r.started_at
+                 r.attempt_started_at, r.started_at, r.attempt_status
      ), attempts AS (
        INSERT INTO run_attempts (run_id, scheduled_time, tenant_id, job_id, attempt, worker_id, status, started_at,
                                  finished_at, http_status, duration_ms, error, response_snippet, request_headers, exit_code)
@@ -144,9 +144,10 @@ const COMPLETE_SQL = `WITH given AS (
               COALESCE(d.attempt_started_at, d.started_at, now()), now(), o.http_status, o.duration_ms, o.error,
               o.response_snippet, o.request_headers, o.exit_code
        FROM o JOIN done d ON d.id = o.run_id AND d.scheduled_time = o.scheduled_time AND d.attempt = o.attempt
-       -- only an attempt after which the run goes on (a retry, a run given back): the run row's
-       -- next claim takes over its attempt columns (and one of an old claim, above)
-       WHERE d.status NOT IN ${FINISHED_STATUSES} OR d.attempt_started_at IS NULL
+       -- only an attempt the update above did not keep on the run row: one after which the run
+       -- goes on (a retry, a run given back; the next claim takes over the row's attempt
+       -- columns), or one of an old claim
+       WHERE d.attempt_status IS NULL
        -- a 'running' row left by a process of the version that opened attempts at their claim
        -- (upgrade, rollback): this attempt's row, closed with its outcome, its start kept
        ON CONFLICT (run_id, scheduled_time, attempt) DO UPDATE
