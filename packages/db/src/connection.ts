@@ -8,6 +8,7 @@ import { readDbEnv, type DbEnv } from './env';
 import { belfryHome } from './paths';
 import { StartupError } from './startup-error';
 import { keepPreparedStatements } from './sql/prepared';
+import { POOL_TYPES } from './timestamps';
 import { setTransactionSettings } from './transaction';
 
 export interface DatabaseTarget {
@@ -128,6 +129,8 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     // it after this long instead of holding the caller forever; keepalive notices dead peers.
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
     keepAlive: true,
+    // timestamptz read by position, the rest as pg reads it (timestamps.ts)
+    types: POOL_TYPES,
   });
   // An idle client's error (e.g. the server restarted) must not crash the process; the
   // pool drops that client and the next query reconnects.

@@ -6,6 +6,7 @@ export * from './paths';
 export * from './embedded';
 export * from './embedded-binaries';
 export * from './connection';
+export * from './timestamps';
 export * from './transaction';
 export * from './migrate';
 export * from './prisma';
