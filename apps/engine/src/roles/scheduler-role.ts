@@ -1,7 +1,7 @@
 // The scheduler role of an engine node: the partition lease keeper and the scheduler that
 // plans and enqueues the occurrences of the partitions it holds.
 import { LeaseKeeper } from '../cluster/lease-keeper';
-import { DEFAULT_SCHEDULER_CONFIG, Scheduler } from '../scheduler/scheduler';
+import { DEFAULT_SCHEDULER_CONFIG, leaseHint, Scheduler } from '../scheduler/scheduler';
 import type { RoleContext } from './role-context';
 
 export interface SchedulerRole {
@@ -18,6 +18,9 @@ export async function startSchedulerRole({ env, log, pool, boss, metrics }: Role
     {
       ...DEFAULT_SCHEDULER_CONFIG,
       nodeId: env.nodeId,
+      // for claims that lease runs for this node's BELFRY_RUN_LEASE_SECONDS; a node whose lease
+      // is shorter finds the hint outlasting its lease, and writes its own
+      leaseHintMs: leaseHint(env.runLeaseMs, DEFAULT_SCHEDULER_CONFIG.claimAheadMs),
       plan: { ...DEFAULT_SCHEDULER_CONFIG.plan, misfireGraceMs: env.misfireGraceMs },
     },
     log,

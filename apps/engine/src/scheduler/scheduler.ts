@@ -29,6 +29,11 @@ export interface SchedulerConfig {
   lookaheadMs: number;
   /** how long before its scheduled time a run's queue message becomes claimable */
   claimAheadMs: number;
+  /**
+   * A materialized run's open_runs row is written leased until its due time plus this
+   * (leaseHint): a claim within it then writes no lease there. Unset: no hint.
+   */
+  leaseHintMs?: number;
   batchSize: number;
   /** scan loops at once while there is a backlog (1 = the main loop only) */
   concurrency: number;
@@ -47,6 +52,17 @@ export const DEFAULT_SCHEDULER_CONFIG: Omit<SchedulerConfig, 'nodeId'> = {
   idleDelayMs: 200,
   plan: DEFAULT_PLAN_OPTIONS,
 };
+
+/**
+ * The lease hint for runs claimed with leases of `runLeaseMs` (open-runs.ts in @belfry/db, "lease
+ * hints"): never later than such a claim's lease, which starts no earlier than `claimAheadMs`
+ * before the run is due, less a second for the clocks of the take and the claim; undefined
+ * when that leaves nothing.
+ */
+export function leaseHint(runLeaseMs: number, claimAheadMs: number): number | undefined {
+  const hint = runLeaseMs - claimAheadMs - 1_000;
+  return hint > 0 ? hint : undefined;
+}
 
 export interface ScanResult {
   scanned: number;
@@ -197,7 +213,7 @@ export class Scheduler {
         }
 
         const entries = new Map(due.map((d) => [d.job_id, d]));
-        const inserted = await insertScheduledRuns(client, runs);
+        const inserted = await insertScheduledRuns(client, runs, { leaseHintMs: this.config.leaseHintMs });
         const toQueue = inserted.filter((r) => r.status === 'pending');
         await enqueueRuns(
           this.queue,

@@ -28,7 +28,20 @@ export interface InsertedRun {
   priority: Priority;
 }
 
-export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]): Promise<InsertedRun[]> {
+export interface InsertScheduledRunsOptions {
+  /**
+   * The lease hint of each pending run's open_runs row: leased until its due time plus this
+   * (ms; open-runs.ts, "lease hints"). A claim whose lease the hint does not outlast, made before
+   * the hint passes, then writes nothing there. Unset: no hint (the claim writes the lease).
+   */
+  leaseHintMs?: number;
+}
+
+export async function insertScheduledRuns(
+  tx: Queryable,
+  runs: NewScheduledRun[],
+  options: InsertScheduledRunsOptions = {},
+): Promise<InsertedRun[]> {
   if (!runs.length) return [];
   // A pending run is listed in open_runs by the same statement (open-runs.ts); a skipped one is
   // inserted finished.
@@ -43,8 +56,9 @@ export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]
        ON CONFLICT (job_id, scheduled_time, (CASE WHEN trigger = 'schedule' THEN '' ELSE id END)) DO NOTHING
        RETURNING id, tenant_id, job_id, scheduled_time, due_at, status, priority
      ), listed AS (
-       INSERT INTO open_runs (job_id, scheduled_time, run_id)
-       SELECT job_id, scheduled_time, id FROM inserted WHERE status = 'pending'
+       INSERT INTO open_runs (job_id, scheduled_time, run_id, leased_until)
+       SELECT job_id, scheduled_time, id, due_at + make_interval(secs => $9::float8 / 1000)
+         FROM inserted WHERE status = 'pending'
      )
      SELECT * FROM inserted`,
     [
@@ -56,6 +70,7 @@ export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]
       runs.map((r) => r.skipReason),
       runs.map((r) => r.priority),
       runs.map((r) => r.dueAt ?? r.scheduledTime),
+      options.leaseHintMs ?? null,
     ],
   );
   return rows;

@@ -65,7 +65,7 @@ export async function selectExpiredRuns(
   // back at every pass: past LISTED_AT_MOST the probe reads the lists itself, as before. The
   // probe runs in the caller's transaction with a snapshot of its own: each run is judged by its
   // own row, locked, as before; a lease that passes between the two is found next pass.
-  const { rows: passed } = await tx.query<{ run_id: string; scheduled_time: Date }>(
+  const { rows: passed } = await tx.query<{ job_id: string | null; run_id: string; scheduled_time: Date }>(
     `${PASSED_SQL} LIMIT ${LISTED_AT_MOST + 1}`,
   );
   if (!passed.length) return [];
@@ -82,13 +82,44 @@ export async function selectExpiredRuns(
           passed.map((p) => p.run_id),
           distinctTimes(passed.map((p) => p.scheduled_time)),
         ]);
+  await refreshLeaseHints(tx, passed);
   return rows;
 }
 
+/**
+ * The passed open_runs leases of runs that are not expired — a lease hint written when the run
+ * was materialized (open-runs.ts, "lease hints") that its run outlived, waiting to be claimed or
+ * still running, or a lease its worker's heartbeat has since extended — are moved to the run's
+ * own lease (running) or cleared (not running: a claim writes its lease then), so that the
+ * reaper stops probing them at every pass; a backlog of them is worked off LISTED_AT_MOST rows a
+ * pass. Expired runs are left as they are, for reaping. A claim that writes its lease meanwhile
+ * wins: the row is judged again on its newest version (leased_until < now()) before it is
+ * updated. Rows of running_runs (pull runs) are its own.
+ */
+async function refreshLeaseHints(
+  tx: Queryable,
+  passed: { job_id: string | null; run_id: string; scheduled_time: Date }[],
+): Promise<void> {
+  const listed = passed.filter((p) => p.job_id !== null);
+  if (!listed.length) return;
+  const times = distinctTimes(listed.map((p) => p.scheduled_time));
+  await tx.query(
+    `UPDATE open_runs o
+        SET leased_until = CASE WHEN r.status = 'running' THEN r.lease_expires_at END
+       FROM runs r
+      WHERE o.job_id = ANY ($1::text[]) AND o.scheduled_time = ANY ($3::timestamptz[]) AND o.run_id = ANY ($2::text[])
+        AND o.leased_until < now()
+        AND r.id = o.run_id AND r.scheduled_time = o.scheduled_time
+        AND r.id = ANY ($2::text[]) AND r.scheduled_time = ANY ($3::timestamptz[])
+        AND (r.status <> 'running' OR r.lease_expires_at >= now())`,
+    [[...new Set(listed.map((p) => p.job_id))], listed.map((p) => p.run_id), times],
+  );
+}
+
 /** the rows whose run's lease may have expired (see above) */
-const PASSED_SQL = `SELECT o.run_id, o.scheduled_time FROM open_runs o WHERE o.leased_until < now()
+const PASSED_SQL = `SELECT o.job_id, o.run_id, o.scheduled_time FROM open_runs o WHERE o.leased_until < now()
      UNION ALL
-     SELECT x.run_id, x.scheduled_time FROM running_runs x
+     SELECT NULL, x.run_id, x.scheduled_time FROM running_runs x
       WHERE x.leased_until IS NULL OR x.leased_until < now()`;
 
 /** The probe of runs `ids` at times `times` (SQL array expressions); $1 limit, $2 engine, $3 hold. */

@@ -1,0 +1,164 @@
+// Lease hints (open-runs.ts): a materialized run's open_runs row is written leased until its due
+// time plus the hint, so that a claim made before the hint passes, whose lease the hint does not
+// outlast, writes nothing there; the reaper looks at the run when the hint passes, moves the hint
+// of a live run to its lease, and reaps the run once that lease has passed.
+import { newId } from '@belfry/core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { insertJob, insertTenant } from '../../../test/fixtures';
+import { claimRuns, insertScheduledRuns, selectExpiredRuns, withTransaction } from '../src/index';
+
+const HINT_MS = 28_500;
+const LEASE_MS = 30_000;
+
+describe('lease hints', () => {
+  let db: TestDatabase;
+  let tenantId: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    tenantId = (await insertTenant(db.pool)).id;
+  });
+  afterAll(() => db.destroy());
+
+  /** `n` pending runs of a new job, due `dueInMs` from now (by the database's clock), hinted (null: not) */
+  async function materialize(n: number, dueInMs: number, leaseHintMs: number | null = HINT_MS) {
+    const job = await insertJob(db.pool, tenantId, {
+      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
+      url: 'http://127.0.0.1:9/hook',
+      partitions: db.partitions,
+    });
+    const { rows } = await db.pool.query<{ now: Date }>('SELECT now() AS now');
+    const due = (rows[0] as { now: Date }).now.getTime() + dueInMs;
+    return insertScheduledRuns(
+      db.pool,
+      Array.from({ length: n }, (_, i) => {
+        const scheduledTime = new Date(due + i);
+        return {
+          id: newId('run', scheduledTime),
+          tenantId,
+          jobId: job.id,
+          scheduledTime,
+          status: 'pending' as const,
+          skipReason: null,
+          priority: 'normal' as const,
+        };
+      }),
+      leaseHintMs === null ? {} : { leaseHintMs },
+    );
+  }
+
+  const leases = async (ids: string[]) =>
+    (
+      await db.pool.query<{ run_id: string; leased_until: Date | null; due_at: Date; lease_expires_at: Date | null }>(
+        `SELECT o.run_id, o.leased_until, r.due_at, r.lease_expires_at
+           FROM open_runs o JOIN runs r ON r.id = o.run_id AND r.scheduled_time = o.scheduled_time
+          WHERE o.run_id = ANY($1) ORDER BY o.run_id`,
+        [ids],
+      )
+    ).rows;
+
+  /** open_runs' updated rows so far, as this backend's counters say once flushed */
+  async function openRunsUpdates(client: pg.Client): Promise<number> {
+    await client.query('SELECT pg_stat_force_next_flush()');
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT n_tup_upd::text AS n FROM pg_stat_user_tables WHERE relid = 'open_runs'::regclass`,
+    );
+    return Number(rows[0]?.n);
+  }
+
+  it('materialized runs are listed leased until their due time plus the hint; without one, they are not', async () => {
+    const hinted = await materialize(3, 2_000);
+    for (const row of await leases(hinted.map((r) => r.id))) {
+      expect(row.leased_until?.getTime()).toBe(row.due_at.getTime() + HINT_MS);
+    }
+    const plain = await materialize(2, 2_000, null);
+    for (const row of await leases(plain.map((r) => r.id))) expect(row.leased_until).toBeNull();
+  });
+
+  it('a claim made before the hint passes, whose lease the hint does not outlast, writes nothing to open_runs', async () => {
+    const runs = await materialize(40, 0);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const before = await openRunsUpdates(client);
+      const claimed = await claimRuns(
+        client,
+        'worker-hinted',
+        LEASE_MS,
+        runs.map((r) => r.id),
+        runs.map((r) => r.scheduled_time),
+      );
+      expect(claimed).toHaveLength(runs.length);
+      expect((await openRunsUpdates(client)) - before).toBe(0);
+    } finally {
+      await client.end();
+    }
+    for (const row of await leases(runs.map((r) => r.id))) {
+      // the hint stands for the lease: never later than it
+      expect(row.leased_until?.getTime()).toBe(row.due_at.getTime() + HINT_MS);
+      expect(row.leased_until!.getTime()).toBeLessThanOrEqual(row.lease_expires_at!.getTime());
+    }
+  });
+
+  it('a claim writes its lease where the hint outlasts it (a shorter lease), where it has passed, or where there is none', async () => {
+    const [outlasting] = await materialize(1, 0);
+    const [passed] = await materialize(1, 0);
+    const [none] = await materialize(1, 0, null);
+    await db.pool.query(`UPDATE open_runs SET leased_until = now() - interval '1 second' WHERE run_id = $1`, [
+      passed!.id,
+    ]);
+    await claimRuns(db.pool, 'worker-short', 5_000, [outlasting!.id], [outlasting!.scheduled_time]);
+    await claimRuns(
+      db.pool,
+      'worker-hinted',
+      LEASE_MS,
+      [passed!.id, none!.id],
+      [passed!.scheduled_time, none!.scheduled_time],
+    );
+    const rows = await leases([outlasting!.id, passed!.id, none!.id]);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row.leased_until).toEqual(row.lease_expires_at);
+  });
+
+  it('the reaper clears the passed hint of a run not claimed, moves that of a live run to its lease, and reaps an expired one', async () => {
+    const [waiting, live, dead] = [
+      (await materialize(1, 0))[0]!,
+      (await materialize(1, 0))[0]!,
+      (await materialize(1, 0))[0]!,
+    ];
+    await claimRuns(db.pool, 'worker-hinted', LEASE_MS, [live.id, dead.id], [live.scheduled_time, dead.scheduled_time]);
+    // every hint passed; the dead run's lease too (its worker stopped heartbeating)
+    await db.pool.query(`UPDATE open_runs SET leased_until = now() - interval '1 second' WHERE run_id = ANY($1)`, [
+      [waiting.id, live.id, dead.id],
+    ]);
+    await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [dead.id]);
+    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+    expect(found.map((r) => r.id)).toEqual([dead.id]);
+    const rows = new Map((await leases([waiting.id, live.id, dead.id])).map((r) => [r.run_id, r]));
+    expect(rows.get(waiting.id)?.leased_until).toBeNull();
+    expect(rows.get(live.id)?.leased_until).toEqual(rows.get(live.id)?.lease_expires_at);
+    expect(rows.get(dead.id)!.leased_until!.getTime()).toBeLessThan(Date.now());
+    // the next pass has nothing to probe but the dead run
+    const again = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+    expect(again.map((r) => r.id)).toEqual([dead.id]);
+  });
+
+  it('a run claimed within its hint whose worker dies is reaped once its own lease has passed, not before', async () => {
+    // due in 1 s, hinted 0.5 s past that; claimed now for 2.5 s: the hint is earlier than the lease
+    const [run] = await materialize(1, 1_000, 500);
+    const [claimed] = await claimRuns(db.pool, 'worker-dies', 2_500, [run!.id], [run!.scheduled_time]);
+    const [listed] = await leases([run!.id]);
+    expect(listed!.leased_until!.getTime()).toBeLessThan(listed!.lease_expires_at!.getTime());
+    const leaseEnds = listed!.lease_expires_at!.getTime();
+    let reapedAt: number | undefined;
+    const deadline = Date.now() + 10_000;
+    while (reapedAt === undefined && Date.now() < deadline) {
+      const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+      if (found.some((r) => r.id === claimed!.id)) reapedAt = found[0]!.db_now.getTime();
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(reapedAt).toBeDefined();
+    expect(reapedAt!).toBeGreaterThanOrEqual(leaseEnds);
+  });
+});
