@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant, setRunStatus } from '../../../test/fixtures';
 import { createLogger } from '../src/logger';
-import { DEFAULT_SCHEDULER_CONFIG, Scheduler, type SchedulerConfig } from '../src/scheduler/scheduler';
+import { DEFAULT_SCHEDULER_CONFIG, leaseHint, Scheduler, type SchedulerConfig } from '../src/scheduler/scheduler';
 import { dbNow, type FakeLeases, holdPartitions, insertJobsBulk, queueMessages, range } from './support';
 
 const NODE = 'sched-test';
@@ -308,6 +308,34 @@ describe('scheduler (in-process)', () => {
     expect(made.map((r) => r.t)).toEqual(range((end - first.getTime()) / 1000).map((k) => first.getTime() + k * 1000));
     expect(made.every((r) => r.status === 'pending')).toBe(true);
     expect(end).toBeGreaterThan((await dbNow(db.pool)).getTime());
+  });
+
+  it("lease hints: an engine-claimed run is listed leased until its due time plus the hint, a pull queue's run is not", async () => {
+    const tenant = await insertTenant(db.pool);
+    const runAt = new Date((await dbNow(db.pool)).getTime() + 2_000);
+    const pushed = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt },
+      url: URL,
+      partitions: db.partitions,
+    });
+    const pulled = await insertJob(db.pool, tenant.id, {
+      schedule: { type: 'once', runAt },
+      target: { type: 'pull', queue: 'reports' },
+      partitions: db.partitions,
+    });
+    const hint = leaseHint(30_000, DEFAULT_SCHEDULER_CONFIG.claimAheadMs);
+    expect(hint).toBe(28_500);
+    const s = await scheduler(await holdPartitions(db.pool, NODE, all), { leaseHintMs: hint });
+    expect(await s.scanOnce()).toMatchObject({ materialized: 2 });
+    const listed = await db.pool.query<{ job_id: string; leased_until: Date | null; due_at: Date }>(
+      `SELECT o.job_id, o.leased_until, r.due_at FROM open_runs o
+         JOIN runs r ON r.id = o.run_id AND r.scheduled_time = o.scheduled_time
+        WHERE o.job_id = ANY($1)`,
+      [[pushed.id, pulled.id]],
+    );
+    const byJob = new Map(listed.rows.map((r) => [r.job_id, r]));
+    expect(byJob.get(pushed.id)?.leased_until?.getTime()).toBe(runAt.getTime() + 28_500);
+    expect(byJob.get(pulled.id)?.leased_until).toBeNull();
   });
 
   it('a one-off job loses its entry once its run is materialized, stored completed and shown active until that run has finished', async () => {

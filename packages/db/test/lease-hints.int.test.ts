@@ -7,7 +7,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
-import { claimRuns, insertScheduledRuns, selectExpiredRuns, withTransaction } from '../src/index';
+import {
+  claimRuns,
+  insertScheduledRuns,
+  type PassedLease,
+  refreshLeaseHints,
+  selectExpiredRuns,
+  withTransaction,
+} from '../src/index';
 
 const HINT_MS = 28_500;
 const LEASE_MS = 30_000;
@@ -42,9 +49,9 @@ describe('lease hints', () => {
           status: 'pending' as const,
           skipReason: null,
           priority: 'normal' as const,
+          ...(leaseHintMs === null ? {} : { leaseHintMs }),
         };
       }),
-      leaseHintMs === null ? {} : { leaseHintMs },
     );
   }
 
@@ -57,6 +64,14 @@ describe('lease hints', () => {
         [ids],
       )
     ).rows;
+
+  /** a reaper pass: the runs it would reap, then (on its own) the passed hints of the rest moved */
+  async function reaperPass() {
+    const passedLeases: PassedLease[] = [];
+    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100, { passedLeases }));
+    const refreshed = await refreshLeaseHints(db.pool, passedLeases);
+    return { found: found.map((r) => r.id), refreshed, passed: passedLeases.map((p) => p.runId) };
+  }
 
   /** open_runs' updated rows so far, as this backend's counters say once flushed */
   async function openRunsUpdates(client: pg.Client): Promise<number> {
@@ -133,18 +148,45 @@ describe('lease hints', () => {
       [waiting.id, live.id, dead.id],
     ]);
     await db.pool.query(`UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [dead.id]);
-    const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
-    expect(found.map((r) => r.id)).toEqual([dead.id]);
+    const first = await reaperPass();
+    expect(first.found).toEqual([dead.id]);
+    expect(first.refreshed).toBe(2);
     const rows = new Map((await leases([waiting.id, live.id, dead.id])).map((r) => [r.run_id, r]));
     expect(rows.get(waiting.id)?.leased_until).toBeNull();
     expect(rows.get(live.id)?.leased_until).toEqual(rows.get(live.id)?.lease_expires_at);
     expect(rows.get(dead.id)!.leased_until!.getTime()).toBeLessThan(Date.now());
-    // the next pass has nothing to probe but the dead run
-    const again = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
-    expect(again.map((r) => r.id)).toEqual([dead.id]);
+    // the next pass finds no passed lease but the dead run's
+    const again = await reaperPass();
+    expect(again).toEqual({ found: [dead.id], refreshed: 0, passed: [dead.id] });
   });
 
-  it('a run claimed within its hint whose worker dies is reaped once its own lease has passed, not before', async () => {
+  it('a claim within the hint still open when the hint passes: the run is left to the next pass, its hint not cleared', async () => {
+    const [run] = await materialize(1, 0, 1_000);
+    const claimer = new pg.Client({ connectionString: db.url });
+    await claimer.connect();
+    try {
+      await claimer.query('BEGIN');
+      // within the hint (due + 1 s, before this 30 s lease): the row is locked, not written
+      expect(await claimRuns(claimer, 'worker-slow', LEASE_MS, [run!.id], [run!.scheduled_time])).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      // the hint has passed while the claim is open: the reaper reads the run as still waiting
+      const during = await reaperPass();
+      expect(during.passed).toContain(run!.id);
+      expect(during.refreshed).toBe(0);
+      await claimer.query('COMMIT');
+    } finally {
+      await claimer.end();
+    }
+    const [held] = await leases([run!.id]);
+    expect(held!.leased_until).not.toBeNull();
+    expect(held!.leased_until!.getTime()).toBeLessThan(held!.lease_expires_at!.getTime());
+    // the next pass sees the claim: the hint moves to the run's lease
+    expect((await reaperPass()).refreshed).toBe(1);
+    const [moved] = await leases([run!.id]);
+    expect(moved!.leased_until).toEqual(moved!.lease_expires_at);
+  });
+
+  it('a run claimed within its hint whose worker dies is reaped once its own lease has passed, on time', async () => {
     // due in 1 s, hinted 0.5 s past that; claimed now for 2.5 s: the hint is earlier than the lease
     const [run] = await materialize(1, 1_000, 500);
     const [claimed] = await claimRuns(db.pool, 'worker-dies', 2_500, [run!.id], [run!.scheduled_time]);
@@ -154,11 +196,17 @@ describe('lease hints', () => {
     let reapedAt: number | undefined;
     const deadline = Date.now() + 10_000;
     while (reapedAt === undefined && Date.now() < deadline) {
-      const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100));
+      const passedLeases: PassedLease[] = [];
+      const found = await withTransaction(db.pool, (tx) => selectExpiredRuns(tx, 100, { passedLeases }));
       if (found.some((r) => r.id === claimed!.id)) reapedAt = found[0]!.db_now.getTime();
-      else await new Promise((resolve) => setTimeout(resolve, 100));
+      else {
+        await refreshLeaseHints(db.pool, passedLeases);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
     expect(reapedAt).toBeDefined();
     expect(reapedAt!).toBeGreaterThanOrEqual(leaseEnds);
+    // found within a pass or two of its lease passing (passes 100 ms apart here)
+    expect(reapedAt! - leaseEnds).toBeLessThan(1_000);
   });
 });

@@ -11,7 +11,9 @@ import {
   type ExpiredRun,
   type ExpiredRunVerdict,
   failExpiredRuns,
+  type PassedLease,
   pgExecutor,
+  refreshLeaseHints,
   type QueueClient,
   selectExpiredRuns,
   sweepOpenRuns,
@@ -171,11 +173,16 @@ export class Reaper {
     const random = this.config.random ?? Math.random;
     // From before the connection is taken: a BEGIN held up by the outage counts too.
     const scanStarted = Date.now();
+    const passedLeases: PassedLease[] = [];
     const { reaped, retried, workers } = await withTransaction(
       this.pool,
       async (client) => {
         const engineId = this.containers?.engineId() ?? null;
-        const scanned = await selectExpiredRuns(client, this.config.batchSize, { dockerEngineId: engineId });
+        passedLeases.length = 0; // (a transaction run again starts over)
+        const scanned = await selectExpiredRuns(client, this.config.batchSize, {
+          dockerEngineId: engineId,
+          passedLeases,
+        });
         if (scanned.length && Date.now() - scanStarted > (this.config.maxScanMs ?? Number.POSITIVE_INFINITY)) {
           throw new HeldUpScan(`the scan for expired leases took ${Date.now() - scanStarted} ms; not reaping on it`);
         }
@@ -226,6 +233,14 @@ export class Reaper {
     if (reaped) {
       this.log.warn({ reaped, retried, workers }, 'reaped runs whose lease expired');
       this.metrics?.runsFinished.inc({ outcome: 'reaped' }, reaped);
+    }
+    // Passed leases of runs that are not expired (lease hints their runs outlived, leases since
+    // renewed) move to the runs' leases, on their own, after the reaping has committed; a
+    // failure only leaves them to be probed again.
+    try {
+      await refreshLeaseHints(this.pool, passedLeases);
+    } catch (err) {
+      this.log.warn({ err: (err as Error)?.message }, 'moving passed lease hints failed; next pass');
     }
     return reaped;
   }

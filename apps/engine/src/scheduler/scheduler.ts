@@ -196,8 +196,15 @@ export class Scheduler {
               'misfire: more skipped occurrences than recorded',
             );
           }
+          // Hinted (leaseHint) where an engine claims the run; a pull worker's claim keeps its
+          // lease in running_runs.
+          const hinted =
+            this.config.leaseHintMs !== undefined &&
+            routeOf({ type: entry.target_type, queue: entry.target_queue }, entry.tenant_id, entry.priority).lane !==
+              'pull';
           for (const o of plan.occurrences) {
             runs.push({
+              ...(hinted ? { leaseHintMs: this.config.leaseHintMs } : {}),
               id: newId('run', o.scheduledTime),
               tenantId: entry.tenant_id,
               jobId: entry.job_id,
@@ -213,7 +220,7 @@ export class Scheduler {
         }
 
         const entries = new Map(due.map((d) => [d.job_id, d]));
-        const inserted = await insertScheduledRuns(client, runs, { leaseHintMs: this.config.leaseHintMs });
+        const inserted = await insertScheduledRuns(client, runs);
         const toQueue = inserted.filter((r) => r.status === 'pending');
         await enqueueRuns(
           this.queue,

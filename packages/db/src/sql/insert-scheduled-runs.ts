@@ -16,6 +16,13 @@ export interface NewScheduledRun {
   status: 'pending' | 'skipped';
   skipReason: SkipReason | null;
   priority: Priority;
+  /**
+   * The lease hint of the pending run's open_runs row: listed leased until its due time plus this
+   * (ms; open-runs.ts, "lease hints"). An engine's claim whose lease the hint does not outlast,
+   * made before the hint passes, then writes nothing there. Unset: no hint (the claim writes its
+   * lease), as for a pull queue's run, whose lease its claim keeps in running_runs.
+   */
+  leaseHintMs?: number;
 }
 
 export interface InsertedRun {
@@ -28,20 +35,7 @@ export interface InsertedRun {
   priority: Priority;
 }
 
-export interface InsertScheduledRunsOptions {
-  /**
-   * The lease hint of each pending run's open_runs row: leased until its due time plus this
-   * (ms; open-runs.ts, "lease hints"). A claim whose lease the hint does not outlast, made before
-   * the hint passes, then writes nothing there. Unset: no hint (the claim writes the lease).
-   */
-  leaseHintMs?: number;
-}
-
-export async function insertScheduledRuns(
-  tx: Queryable,
-  runs: NewScheduledRun[],
-  options: InsertScheduledRunsOptions = {},
-): Promise<InsertedRun[]> {
+export async function insertScheduledRuns(tx: Queryable, runs: NewScheduledRun[]): Promise<InsertedRun[]> {
   if (!runs.length) return [];
   // A pending run is listed in open_runs by the same statement (open-runs.ts); a skipped one is
   // inserted finished.
@@ -57,8 +51,9 @@ export async function insertScheduledRuns(
        RETURNING id, tenant_id, job_id, scheduled_time, due_at, status, priority
      ), listed AS (
        INSERT INTO open_runs (job_id, scheduled_time, run_id, leased_until)
-       SELECT job_id, scheduled_time, id, due_at + make_interval(secs => $9::float8 / 1000)
-         FROM inserted WHERE status = 'pending'
+       SELECT i.job_id, i.scheduled_time, i.id, i.due_at + make_interval(secs => h.hint_ms / 1000)
+         FROM inserted i JOIN unnest($1::text[], $9::float8[]) AS h(id, hint_ms) ON h.id = i.id
+        WHERE i.status = 'pending'
      )
      SELECT * FROM inserted`,
     [
@@ -70,7 +65,7 @@ export async function insertScheduledRuns(
       runs.map((r) => r.skipReason),
       runs.map((r) => r.priority),
       runs.map((r) => r.dueAt ?? r.scheduledTime),
-      options.leaseHintMs ?? null,
+      runs.map((r) => r.leaseHintMs ?? null),
     ],
   );
   return rows;

@@ -10,15 +10,17 @@
 // (sweepOpenRuns). A finished run is never reopened: a replay is a new run.
 //
 // Lease hints. The scheduler writes a run's row leased until the run's due time plus a hint (its
-// nodes' run lease, less how early a run may be claimed and a second: insertScheduledRuns'
-// leaseHintMs), never later than the lease of a claim of it made by a node of that setting. A
+// nodes' run lease, less how early a run may be claimed and a second: NewScheduledRun's
+// leaseHintMs; not for a pull queue's run, whose lease its claim keeps in running_runs), never
+// later than the lease of a claim of it made by a node of that setting. A
 // claim made before the hint passes, whose lease the hint does not outlast, leaves the row as it
 // is (claim-runs.ts), so most runs' rows are written only when they are inserted and deleted.
 // What the reaper relies on holds all the same: a row's leased_until is never later than its
 // run's lease, so a run whose lease passed is among the rows whose leased_until has. The reaper
-// probes those (selectExpiredRuns) and moves the hint of a run that is not expired to its lease
-// (running) or clears it (waiting: its claim writes a lease then), as it did for a lease since
-// extended by heartbeats.
+// probes those (selectExpiredRuns) and then, on its own, moves the hint of a run that is not
+// expired to its lease (running) or clears it (waiting: its claim writes a lease then), judging
+// each run by its newest row, locked (refreshLeaseHints) — as it now does for a lease since
+// extended by heartbeats, which it used to probe at every pass.
 import { FINISHED_RUN_STATUSES } from '@belfry/core';
 import type { Queryable } from './types';
 

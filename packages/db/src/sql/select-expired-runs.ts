@@ -44,6 +44,18 @@ export interface ExpiredRunOptions {
   dockerEngineId?: string | null;
   /** how long past expiry + timeout a container run is left for a node on its engine; default 40 s */
   containerHoldSeconds?: number;
+  /**
+   * Filled with the open_runs rows whose lease had passed, as the pass read them (at most
+   * LISTED_AT_MOST + 1), for refreshLeaseHints once the caller's transaction has ended.
+   */
+  passedLeases?: PassedLease[];
+}
+
+/** An open_runs row whose leased_until had passed. */
+export interface PassedLease {
+  jobId: string;
+  runId: string;
+  scheduledTime: Date;
 }
 
 /** More passed leases than this are not sent to the node: the probe then reads the lists itself. */
@@ -82,38 +94,53 @@ export async function selectExpiredRuns(
           passed.map((p) => p.run_id),
           distinctTimes(passed.map((p) => p.scheduled_time)),
         ]);
-  await refreshLeaseHints(tx, passed);
+  for (const p of passed) {
+    if (p.job_id !== null)
+      options.passedLeases?.push({ jobId: p.job_id, runId: p.run_id, scheduledTime: p.scheduled_time });
+  }
   return rows;
 }
 
 /**
- * The passed open_runs leases of runs that are not expired — a lease hint written when the run
- * was materialized (open-runs.ts, "lease hints") that its run outlived, waiting to be claimed or
- * still running, or a lease its worker's heartbeat has since extended — are moved to the run's
- * own lease (running) or cleared (not running: a claim writes its lease then), so that the
- * reaper stops probing them at every pass; a backlog of them is worked off LISTED_AT_MOST rows a
- * pass. Expired runs are left as they are, for reaping. A claim that writes its lease meanwhile
- * wins: the row is judged again on its newest version (leased_until < now()) before it is
- * updated. Rows of running_runs (pull runs) are its own.
+ * Moves the passed leases `passed` (selectExpiredRuns' passedLeases) of runs that are not
+ * expired — a lease hint written when the run was materialized (open-runs.ts, "lease hints")
+ * that its run outlived, waiting to be claimed or still running, or a lease its worker's
+ * heartbeat has since extended — to the run's own lease (running) or clears them (not running:
+ * a claim writes its lease then), so that the reaper stops probing them at every pass; a backlog
+ * is worked off LISTED_AT_MOST rows a pass. Expired runs are left as they are, for reaping.
+ * One statement, on its own (not in the reaper's transaction: the locks it takes go with it).
+ *
+ * Each run is judged by its newest row, locked (FOR NO KEY UPDATE, in key order) so that it
+ * cannot change before its hint is written; a run another transaction holds is skipped (SKIP
+ * LOCKED) and left for the next pass. Judged by the statement's snapshot instead, a run that a
+ * claim had taken within its hint (the row then only locked, not written) but not yet committed
+ * read as waiting, and its hint was cleared: a running run with no lease listed, which the
+ * reaper would never have found. A claim that writes its lease meanwhile wins as well: the row
+ * is judged again on its newest version (leased_until < now()) before it is updated.
  */
-async function refreshLeaseHints(
-  tx: Queryable,
-  passed: { job_id: string | null; run_id: string; scheduled_time: Date }[],
-): Promise<void> {
-  const listed = passed.filter((p) => p.job_id !== null);
-  if (!listed.length) return;
-  const times = distinctTimes(listed.map((p) => p.scheduled_time));
-  await tx.query(
-    `UPDATE open_runs o
-        SET leased_until = CASE WHEN r.status = 'running' THEN r.lease_expires_at END
-       FROM runs r
-      WHERE o.job_id = ANY ($1::text[]) AND o.scheduled_time = ANY ($3::timestamptz[]) AND o.run_id = ANY ($2::text[])
-        AND o.leased_until < now()
-        AND r.id = o.run_id AND r.scheduled_time = o.scheduled_time
-        AND r.id = ANY ($2::text[]) AND r.scheduled_time = ANY ($3::timestamptz[])
-        AND (r.status <> 'running' OR r.lease_expires_at >= now())`,
-    [[...new Set(listed.map((p) => p.job_id))], listed.map((p) => p.run_id), times],
+export async function refreshLeaseHints(db: Queryable, passed: PassedLease[]): Promise<number> {
+  if (!passed.length) return 0;
+  const { rowCount } = await db.query(
+    `WITH live AS MATERIALIZED (
+       SELECT r.id, r.scheduled_time, r.status, r.lease_expires_at FROM runs r
+        WHERE r.id = ANY ($2::text[]) AND r.scheduled_time = ANY ($3::timestamptz[])
+          AND (r.status <> 'running' OR r.lease_expires_at >= now())
+        ORDER BY r.id, r.scheduled_time
+          FOR NO KEY UPDATE OF r SKIP LOCKED
+     )
+     UPDATE open_runs o
+        SET leased_until = CASE WHEN l.status = 'running' THEN l.lease_expires_at END
+       FROM live l
+      WHERE o.job_id = ANY ($1::text[]) AND o.scheduled_time = ANY ($3::timestamptz[])
+        AND o.run_id = l.id AND o.scheduled_time = l.scheduled_time
+        AND o.leased_until < now()`,
+    [
+      [...new Set(passed.map((p) => p.jobId))],
+      passed.map((p) => p.runId),
+      distinctTimes(passed.map((p) => p.scheduledTime)),
+    ],
   );
+  return rowCount ?? 0;
 }
 
 /** the rows whose run's lease may have expired (see above) */
