@@ -2,19 +2,12 @@
 // time plus the hint, so that a claim made before the hint passes, whose lease the hint does not
 // outlast, writes nothing there; the reaper looks at the run when the hint passes, moves the hint
 // of a live run to its lease, and reaps the run once that lease has passed.
-import { newId } from '@belfry/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { insertJob, insertTenant } from '../../../test/fixtures';
-import {
-  claimRuns,
-  insertScheduledRuns,
-  type PassedLease,
-  refreshLeaseHints,
-  selectExpiredRuns,
-  withTransaction,
-} from '../src/index';
+import { insertTenant } from '../../../test/fixtures';
+import { claimRuns, type PassedLease, refreshLeaseHints, selectExpiredRuns, withTransaction } from '../src/index';
+import { insertPendingRunsOfOneJob } from './pending-runs';
 
 const HINT_MS = 28_500;
 const LEASE_MS = 30_000;
@@ -30,29 +23,13 @@ describe('lease hints', () => {
 
   /** `n` pending runs of a new job, due `dueInMs` from now (by the database's clock), hinted (null: not) */
   async function materialize(n: number, dueInMs: number, leaseHintMs: number | null = HINT_MS) {
-    const job = await insertJob(db.pool, tenantId, {
-      schedule: { type: 'cron', expression: '0 0 1 1 *', timezone: 'UTC' },
-      url: 'http://127.0.0.1:9/hook',
-      partitions: db.partitions,
-    });
     const { rows } = await db.pool.query<{ now: Date }>('SELECT now() AS now');
-    const due = (rows[0] as { now: Date }).now.getTime() + dueInMs;
-    return insertScheduledRuns(
-      db.pool,
-      Array.from({ length: n }, (_, i) => {
-        const scheduledTime = new Date(due + i);
-        return {
-          id: newId('run', scheduledTime),
-          tenantId,
-          jobId: job.id,
-          scheduledTime,
-          status: 'pending' as const,
-          skipReason: null,
-          priority: 'normal' as const,
-          ...(leaseHintMs === null ? {} : { leaseHintMs }),
-        };
-      }),
-    );
+    const firstAt = new Date((rows[0] as { now: Date }).now.getTime() + dueInMs);
+    const { runs } = await insertPendingRunsOfOneJob(db, tenantId, n, {
+      firstAt,
+      ...(leaseHintMs === null ? {} : { leaseHintMs }),
+    });
+    return runs;
   }
 
   const leases = async (ids: string[]) =>

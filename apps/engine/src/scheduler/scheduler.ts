@@ -2,7 +2,7 @@
 // occurrence is due into runs and queue messages and advances them, all in one fenced transaction per
 // batch. Runs are materialized up to `lookaheadMs` early and enqueued with startAfter = their
 // scheduled time, so workers start them on time rather than a polling interval late.
-import { dueTime, newId } from '@belfry/core';
+import { dueTime, newId, type QueueRoute } from '@belfry/core';
 import {
   advanceSchedule,
   enqueueRuns,
@@ -175,6 +175,7 @@ export class Scheduler {
         if (!due.length) return;
 
         const runs: NewScheduledRun[] = [];
+        const routes = new Map<string, QueueRoute>();
         const advance: { jobId: string; next: Date }[] = [];
         const exhausted: string[] = [];
         for (const entry of due) {
@@ -196,12 +197,16 @@ export class Scheduler {
               'misfire: more skipped occurrences than recorded',
             );
           }
-          // Hinted (leaseHint) where an engine claims the run; a pull worker's claim keeps its
-          // lease in running_runs.
-          const hinted =
-            this.config.leaseHintMs !== undefined &&
-            routeOf({ type: entry.target_type, queue: entry.target_queue }, entry.tenant_id, entry.priority).lane !==
-              'pull';
+          // The job's queue, for its runs' messages below, and whether its runs are hinted
+          // (leaseHint): where an engine claims them; a pull worker's claim keeps its lease in
+          // running_runs.
+          const route = routeOf(
+            { type: entry.target_type, queue: entry.target_queue },
+            entry.tenant_id,
+            entry.priority,
+          );
+          routes.set(entry.job_id, route);
+          const hinted = this.config.leaseHintMs !== undefined && route.lane !== 'pull';
           for (const o of plan.occurrences) {
             runs.push({
               ...(hinted ? { leaseHintMs: this.config.leaseHintMs } : {}),
@@ -228,7 +233,7 @@ export class Scheduler {
           toQueue.map((r) => {
             const entry = entries.get(r.job_id) as DueEntry;
             const exclusive = entry.overlap_policy === 'skip';
-            const route = routeOf({ type: entry.target_type, queue: entry.target_queue }, r.tenant_id, r.priority);
+            const route = routes.get(r.job_id) as QueueRoute;
             // Claimable a little before it is due (its scheduled time plus the job's jitter
             // offset), so an engine worker has the run in hand then (it waits for the due time
             // before calling the target). Not for overlap-skip jobs (whether the previous run
