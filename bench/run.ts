@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only=herd,steady,container,peers,...]`: Belfry's benchmark suite. Prints a
 // table, writes bench/results/latest.json and one SVG chart per latency scenario. Options for
-// development runs: --herd=N, --herd-jitter=S, --herd-lead=S, --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
+// development runs: --herd=N, --herd-jitter=S, --herd-lead=S, --herd-concurrency=N (the herd's slots a node), --steady-rate=N, --steady-seconds=N, --create=N, --containers=N; for the peers (bench/peers):
 // --only=peers or --only=peer-pgboss,peer-graphile,peer-bullmq, --peer-workloads=herd,steady,
 // --peer-settings='{"bullmq":{"concurrency":100}}' (README.md in bench/results); for the knee: --knee-seconds=N,
 // --knee-step=N, --knee-steps=N, --knee-resolution=N; for the handlers

@@ -24,6 +24,8 @@ export interface BenchArgs {
     herdJitter: number;
     /** seconds from moving a herd (herd, herd-jitter, fairness) to its due time (HerdOptions.leadSeconds) */
     herdLead: number;
+    /** each engine node's BELFRY_WORKER_CONCURRENCY in the herd scenario (HerdOptions.workerConcurrency) */
+    herdConcurrency: number;
     /** knee scenario: seconds each rate is held, the ladder's step (/s), at most this many steps */
     kneeSeconds: number;
     kneeStep: number;
@@ -102,6 +104,7 @@ export function parseArgs(args: string[]): BenchArgs {
       create: numberArg('create', base.create),
       herdJitter: numberArg('herd-jitter', 60),
       herdLead: numberArg('herd-lead', 12),
+      herdConcurrency: numberArg('herd-concurrency', 400),
       kneeSeconds: numberArg('knee-seconds', base.kneeSeconds),
       kneeStep: numberArg('knee-step', 1000),
       kneeSteps: numberArg('knee-steps', base.kneeSteps),

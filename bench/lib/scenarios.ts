@@ -37,8 +37,15 @@ export async function runBelfryScenarios(
   const scale: ScaleResult[] = [];
 
   if (want('herd')) {
-    log(`herd: ${P.herd} jobs, 20 tenants, 2 engine nodes`);
-    herd = await runHerd({ count: P.herd, tenants: 20, engines: 2, label: 'herd', leadSeconds: P.herdLead });
+    log(`herd: ${P.herd} jobs, 20 tenants, 2 engine nodes of ${P.herdConcurrency} slots`);
+    herd = await runHerd({
+      count: P.herd,
+      tenants: 20,
+      engines: 2,
+      label: 'herd',
+      leadSeconds: P.herdLead,
+      workerConcurrency: P.herdConcurrency,
+    });
     const { points, lags, ...rest } = herd;
     results.herd = rest;
     writeFileSync(

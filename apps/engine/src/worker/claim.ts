@@ -7,24 +7,26 @@
 // Several queues in one transaction: a claim costs mostly per transaction, not per run (BEGIN,
 // planning and starting the claim's statement, COMMIT), and a node's slots come back a
 // completion batch at a time, spread over many tenants' queues, each with room for a few runs.
-// One claim per queue paid that for every one of them. What the queues share is the transaction:
+// One claim per queue paid that for every one of them; the first take of every queue is one
+// statement too (take.ts, takeFromQueues). What the queues share is the transaction:
 // a failure anywhere in it (the database away) puts every queue's messages back, and the pool
 // then pauses all claims for a moment (claim-pause.ts), as it did after one queue's failed claim;
 // an overlap-skip check that waits for its job's row lock (a scheduler scan or an edit holds it
 // for milliseconds) holds the other queues' messages as long.
-import { claimRuns, type ClaimedRun, skipOverlappingRuns, takeMessages, withTransaction } from '@belfry/db';
+import {
+  claimRuns,
+  type ClaimedRun,
+  skipOverlappingRuns,
+  takeFromQueues,
+  type QueueTake,
+  withTransaction,
+} from '@belfry/db';
 import type pg from 'pg';
 
 export interface ClaimDeps {
   pool: pg.Pool;
   workerId: string;
   runLeaseMs: number;
-}
-
-/** A queue to take from and how many of its runs at most. */
-export interface QueueRoom {
-  queue: string;
-  room: number;
 }
 
 export interface ClaimResult {
@@ -35,7 +37,7 @@ export interface ClaimResult {
   skipped: number;
 }
 
-export async function claimFromQueues(deps: ClaimDeps, queues: QueueRoom[]): Promise<ClaimResult> {
+export async function claimFromQueues(deps: ClaimDeps, queues: QueueTake[]): Promise<ClaimResult> {
   const result: ClaimResult = { fetched: queues.map(() => 0), claimed: [], skipped: 0 };
   await withTransaction(
     deps.pool,
@@ -43,12 +45,9 @@ export async function claimFromQueues(deps: ClaimDeps, queues: QueueRoom[]): Pro
       // (run again on another connection if this one's named statements went stale)
       result.skipped = 0;
       result.claimed = [];
-      const jobs = [];
-      for (const [i, { queue, room }] of queues.entries()) {
-        const taken = await takeMessages(client, queue, room);
-        result.fetched[i] = taken.length;
-        jobs.push(...taken);
-      }
+      const taken = await takeFromQueues(client, queues);
+      result.fetched = taken.map((t) => t.length);
+      const jobs = taken.flat();
       if (!jobs.length) return;
       const ids = jobs.map((j) => j.data.runId);
       const times = jobs.map((j) => new Date(j.data.scheduledTime));

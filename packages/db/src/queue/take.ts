@@ -14,7 +14,8 @@
 // messages that fit whole are deleted, and of the first one that does not, the runs that fit
 // are taken and the rest stay in it, still first in line (its priority, creation and start time
 // kept). Only messages the claim takes from are locked; when another claimer holds some of the
-// first ones, a second statement looks past them (takeRound).
+// first ones, a second statement looks past them (takeRound). A claim's first take from each of
+// its queues is one statement for them all (takeFromQueues).
 import { statement } from '../sql/prepared';
 import type { Queryable } from '../sql/types';
 import type { RunBatchMessage, RunMessage } from './enqueue';
@@ -42,40 +43,82 @@ const MAX_ROUNDS = 16;
  * transaction that claims the runs.
  */
 export async function takeMessages(db: Queryable, queue: string, limit: number): Promise<TakenMessage[]> {
-  // A pull queue's messages carry one run each (enqueue.ts): pg-boss's own selection, which
-  // locks exactly the messages it takes, however many claimers its tenant's workers run at once.
-  if (parseQueueName(queue)?.lane === 'pull') return takeSingles(db, queue, limit);
-  const taken: TakenMessage[] = [];
-  const passed: string[] = [];
-  for (let round = 0; round < MAX_ROUNDS && taken.length < limit; round++) {
-    const room = limit - taken.length;
-    const { candidates, offered, messages } = await takeRound(db, queue, room, passed);
-    const before = taken.length;
-    const got = new Set<string>();
-    for (const row of messages) {
-      got.add(row.id);
-      const { data } = row;
-      if (!('runIds' in data)) {
-        taken.push({ id: row.id, data, retryCount: row.retry_count });
-        continue;
-      }
-      const runIds = row.take === null ? data.runIds : data.runIds.slice(0, row.take);
-      for (const runId of runIds) {
-        taken.push({
-          id: row.id,
-          data: { runId, scheduledTime: data.scheduledTime, ...(data.overlap ? { overlap: true as const } : {}) },
-          retryCount: row.retry_count,
-        });
-      }
-    }
-    // Done when the round took all it was offered: the room is full or the queue has no more due.
-    // Short of that, messages another claimer holds were skipped (the next round looks past
-    // them), or a candidate another claimer split meanwhile held fewer runs (the next round
-    // reads the queue again).
-    if (taken.length - before >= Math.min(room, offered)) break;
-    passed.push(...candidates.filter((id) => !got.has(id)));
+  return (await takeFromQueues(db, [{ queue, room: limit }]))[0] ?? [];
+}
+
+/** A queue to take from, and how many of its runs at most. */
+export interface QueueTake {
+  queue: string;
+  room: number;
+}
+
+/**
+ * takeMessages for several queues (distinct names) in the caller's transaction, their runs in
+ * the order given. The first round of every engine queue is one statement (belfry_take_many): a
+ * claim spans several tenants' queues with room for a few runs each, and one statement per queue
+ * paid a round trip and the start of a plan for each. A queue whose first round was short of
+ * what it was offered (messages another claimer holds) goes on alone (belfry_take_round).
+ */
+export async function takeFromQueues(db: Queryable, queues: QueueTake[]): Promise<TakenMessage[][]> {
+  if (new Set(queues.map((q) => q.queue)).size !== queues.length)
+    throw new Error('takeFromQueues: a queue given twice');
+  const out: TakenMessage[][] = queues.map(() => []);
+  const engine: number[] = [];
+  for (const [i, { queue, room }] of queues.entries()) {
+    if (room <= 0) continue;
+    // A pull queue's messages carry one run each (enqueue.ts): pg-boss's own selection, which
+    // locks exactly the messages it takes, however many claimers its tenant's workers run at once.
+    if (parseQueueName(queue)?.lane === 'pull') out[i] = await takeSingles(db, queue, room);
+    else engine.push(i);
   }
-  return taken;
+  if (!engine.length) return out;
+  const picked = engine.map((i) => queues[i] as QueueTake);
+  const { rows } = await db.query<TakeRow & { take_queue: string }>(
+    statement(db, 'belfry_take_many', 'SELECT * FROM belfry_take_many($1::text[], $2::int[])'),
+    [picked.map((q) => q.queue), picked.map((q) => q.room)],
+  );
+  const firstRounds = new Map(rows.map((r) => [r.take_queue, r]));
+  for (const i of engine) {
+    const { queue, room } = queues[i] as QueueTake;
+    const taken = out[i] as TakenMessage[];
+    const passed: string[] = [];
+    let round = roundOf(firstRounds.get(queue));
+    for (let n = 1; ; n++) {
+      const before = taken.length;
+      const got = unpack(round.messages, taken);
+      // Done when the round took all it was offered: the room is full or the queue has no more
+      // due. Short of that, messages another claimer holds were skipped (the next round looks
+      // past them), or a candidate another claimer split meanwhile held fewer runs (the next
+      // round reads the queue again).
+      if (taken.length - before >= Math.min(room - before, round.offered)) break;
+      if (n >= MAX_ROUNDS || taken.length >= room) break;
+      passed.push(...round.candidates.filter((id) => !got.has(id)));
+      round = await takeRound(db, queue, room - taken.length, passed);
+    }
+  }
+  return out;
+}
+
+/** Appends the runs of a round's messages to `taken`; the ids of the messages taken from. */
+function unpack(messages: TakenRow[], taken: TakenMessage[]): Set<string> {
+  const got = new Set<string>();
+  for (const row of messages) {
+    got.add(row.id);
+    const { data } = row;
+    if (!('runIds' in data)) {
+      taken.push({ id: row.id, data, retryCount: row.retry_count });
+      continue;
+    }
+    const runIds = row.take === null ? data.runIds : data.runIds.slice(0, row.take);
+    for (const runId of runIds) {
+      taken.push({
+        id: row.id,
+        data: { runId, scheduledTime: data.scheduledTime, ...(data.overlap ? { overlap: true as const } : {}) },
+        retryCount: row.retry_count,
+      });
+    }
+  }
+  return got;
 }
 
 /** pg-boss 12's fetch selection for messages of one run each, deleted instead of made active. */
@@ -115,12 +158,7 @@ interface TakenRow {
  * claim that locked `room` messages to take the runs of one would hide the others from every
  * other claimer until it commits.
  */
-async function takeRound(
-  db: Queryable,
-  queue: string,
-  room: number,
-  passed: string[],
-): Promise<{ candidates: string[]; offered: number; messages: TakenRow[] }> {
+async function takeRound(db: Queryable, queue: string, room: number, passed: string[]): Promise<Round> {
   // The statement is the function belfry_take_round (migration 20261202060000), planned once
   // per connection: planning it on each call cost four times its execution. It reads through
   // pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
@@ -129,14 +167,32 @@ async function takeRound(
   // is then a primary-key probe per message whatever the planner guesses for the room. `room`
   // messages always hold at least `room` runs. Ties on priority and creation (one enqueue's
   // messages) are ordered by start time, then id.
-  const { rows } = await db.query<{
-    take_candidates: string[] | null;
-    take_offered: number;
-    take_messages: TakenRow[] | null;
-  }>(statement(db, 'belfry_take_round', 'SELECT * FROM belfry_take_round($1, $2, $3::uuid[])'), [queue, room, passed]);
+  const { rows } = await db.query<TakeRow>(
+    statement(db, 'belfry_take_round', 'SELECT * FROM belfry_take_round($1, $2, $3::uuid[])'),
+    [queue, room, passed],
+  );
+  return roundOf(rows[0]);
+}
+
+/** What belfry_take_round and belfry_take_many return for one queue. */
+interface TakeRow {
+  take_candidates: string[] | null;
+  take_offered: number;
+  take_messages: TakenRow[] | null;
+}
+
+interface Round {
+  /** the messages the round looked at (to look past next round) */
+  candidates: string[];
+  /** runs in them */
+  offered: number;
+  messages: TakenRow[];
+}
+
+function roundOf(row: TakeRow | undefined): Round {
   return {
-    candidates: rows[0]?.take_candidates ?? [],
-    offered: rows[0]?.take_offered ?? 0,
-    messages: rows[0]?.take_messages ?? [],
+    candidates: row?.take_candidates ?? [],
+    offered: row?.take_offered ?? 0,
+    messages: row?.take_messages ?? [],
   };
 }
