@@ -32,29 +32,36 @@ export type PeerSteadyResult = Omit<SteadyFigures, 'points' | 'lags'> & {
 };
 
 /**
- * CPU (ms) per 1,000 deliveries over the measured window: the worker processes, and the
- * store's server processes (the PostgreSQL backends of the peer's database, or the Redis
- * server). A busy machine moves these far less than it moves throughput.
+ * CPU (ms) per 1,000 deliveries over the measured window: the worker processes, the store's
+ * server processes (the PostgreSQL backends of the peer's database, or the Redis server), and
+ * the sink (the same work per delivery for every peer and for Belfry: the machine's pace at the
+ * time, report.ts). A busy machine moves these far less than it moves throughput.
  */
 export interface CpuFigures {
   workersPer1000: number | null;
   serverPer1000: number | null;
+  /** absent in results written before 2026-12-07 (stop 50) */
+  sinkPer1000?: number | null;
 }
 
-function meters(store: PeerStore, processes: PeerProcesses) {
+function meters(store: PeerStore, processes: PeerProcesses, sink: Sink) {
   const workers = cpuMeter();
   const server = cpuMeter();
+  const receiver = cpuMeter();
   const workerPids = () => processes.pids().filter((p): p is number => p !== undefined);
+  const sinkPids = () => (sink.pid === undefined ? [] : [sink.pid]);
   return {
     async start() {
       workers.start(workerPids());
       server.start(await store.serverPids());
+      receiver.start(sinkPids());
     },
     async figures(deliveries: number): Promise<CpuFigures> {
       const per1000 = (ms: number) => (deliveries > 0 ? Math.round((ms / deliveries) * 1000) : null);
       return {
         workersPer1000: per1000(workers.elapsed(workerPids())),
         serverPer1000: per1000(server.elapsed(await store.serverPids())),
+        sinkPer1000: sink.pid === undefined ? null : per1000(receiver.elapsed(sinkPids())),
       };
     },
   };
@@ -121,7 +128,7 @@ export async function runPeerHerd(
     const readyBeforeDueMs = due - Date.now();
     if (readyBeforeDueMs < 0)
       log(`peer ${driver.name}: the herd was enqueued ${-readyBeforeDueMs} ms after its due time`);
-    const cpu = meters(store, processes);
+    const cpu = meters(store, processes, sink);
     await sleep(Math.max(0, due - Date.now()));
     await cpu.start();
     const deadline = due + 300_000;
@@ -152,7 +159,7 @@ export async function runPeerSteady(
 ): Promise<PeerSteadyResult> {
   const leadMs = o.leadMs ?? 2_000;
   return withPeer(driver, settings, o.workers, async (store, sink, processes) => {
-    const cpu = meters(store, processes);
+    const cpu = meters(store, processes, sink);
     await cpu.start();
     const start = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
     let lateEnqueues = 0;
