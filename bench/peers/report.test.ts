@@ -79,27 +79,26 @@ describe('Belfry beside a peer', () => {
     expect(rows.some((r) => r[1]?.startsWith('herd CPU per 1,000 runs from due'))).toBe(false);
   });
 
-  it("sets both herds' CPU a run in units of the sink's, the machine's pace in each herd", () => {
+  it("sets the sink's CPU in Belfry's herd beside the sink's in the peer's", () => {
     const [c] = comparePeers({ herd: belfryHerd }, [graphile]);
-    // Belfry (117 + 156) / 37 = 7.38 sink-CPUs a run; graphile-worker (82 + 22) / 26 = 4
-    expect(c?.herdSinkCpus).toEqual({ belfry: 7.38, peer: 4, peerOverBelfry: 0.54 });
+    expect(c?.herdSinkCpuPer1000FromDue).toEqual({ belfry: 37, peer: 26 });
     const rows = peerRows([graphile], c ? [c] : []);
     expect(rows).toContainEqual([
       'peer graphile-worker 0.18.0',
-      'herd CPU a run from due in sink-CPUs, Belfry vs peer (peer ÷ Belfry)',
-      '7.38 vs 4 (0.54)',
+      'herd sink CPU per 1,000 runs from due, Belfry vs peer',
+      '37 vs 26 ms',
       '',
     ]);
   });
 
-  it("leaves the sink-CPUs out for a peer's herd measured without its sink (results before stop 50)", () => {
+  it("leaves the sink's row out for a peer's herd measured without its sink (results before stop 50)", () => {
     const old = {
       ...graphile,
       herd: { ...graphile.herd, cpu: { workersPer1000: 82, serverPer1000: 22 } },
     } as PeerResult;
     const [c] = comparePeers({ herd: belfryHerd }, [old]);
-    expect(c?.herdSinkCpus).toEqual({ belfry: 7.38, peer: null, peerOverBelfry: null });
+    expect(c?.herdSinkCpuPer1000FromDue).toEqual({ belfry: 37, peer: null });
     const rows = peerRows([old], c ? [c] : []);
-    expect(rows.some((r) => r[1]?.includes('sink-CPUs'))).toBe(false);
+    expect(rows.some((r) => r[1]?.startsWith('herd sink CPU'))).toBe(false);
   });
 });

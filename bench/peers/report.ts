@@ -33,14 +33,11 @@ export interface PeerComparison {
     peer: { workers: number | null; store: number | null } | null;
   };
   /**
-   * The same CPU per run in units of the sink's CPU per run in the same herd ("sink-CPUs a
-   * run"), and the peer's ÷ Belfry's (> 1: Belfry spends less). The sink does the same work per
-   * delivery in every herd, so its CPU per run is the machine's pace at the time: on a machine
-   * whose pace varies from minute to minute (stop 50's), herds run minutes apart differ by a
-   * third, and so does their throughput ratio; this one moves far less. It is not the target
-   * (the throughput ratio is), and it counts CPU only: waiting that is nobody's CPU is not in it.
+   * The sink's CPU ms per 1,000 runs over the same window, in Belfry's herd and the peer's. The
+   * sink does the same for every request, but its CPU per request is not only the machine's
+   * pace: it is also the client's (headers, connections). Shown, not used in a ratio.
    */
-  herdSinkCpus: { belfry: number | null; peer: number | null; peerOverBelfry: number | null };
+  herdSinkCpuPer1000FromDue: { belfry: number | null; peer: number | null };
   steadyP99: { belfry: number | null; peer: number | null; belfryAtMostPeer: boolean | null };
   steadyP99AfterWarmup: { belfry: number | null; peer: number | null; belfryAtMostPeer: boolean | null };
 }
@@ -105,7 +102,10 @@ export function comparePeers(belfry: { herd?: HerdResult; steady?: SteadyResult 
           : null,
         peer: p.herd ? { workers: p.herd.cpu.workersPer1000, store: p.herd.cpu.serverPer1000 } : null,
       },
-      herdSinkCpus: sinkCpus(belfry.herd, p.herd),
+      herdSinkCpuPer1000FromDue: {
+        belfry: belfry.herd?.cpuFromDue?.per1000Runs.sink ?? null,
+        peer: p.herd?.cpu.sinkPer1000 ?? null,
+      },
       steadyP99: {
         belfry: belfry.steady?.lag.p99 ?? null,
         peer: p.steady?.lag.p99 ?? null,
@@ -118,19 +118,6 @@ export function comparePeers(belfry: { herd?: HerdResult; steady?: SteadyResult 
       },
     }),
   );
-}
-
-/** CPU per run from due in sink-CPUs a run, Belfry's and the peer's (PeerComparison.herdSinkCpus). */
-function sinkCpus(belfry: HerdResult | undefined, peer: PeerHerdResult | null): PeerComparison['herdSinkCpus'] {
-  const round = (v: number) => Math.round(v * 100) / 100;
-  const b = belfry?.cpuFromDue?.per1000Runs;
-  const belfryUnits = b && b.sink > 0 ? round((b.engines + b.postgresBackends) / b.sink) : null;
-  const c = peer?.cpu;
-  const peerUnits =
-    c && c.workersPer1000 !== null && c.serverPer1000 !== null && c.sinkPer1000
-      ? round((c.workersPer1000 + c.serverPer1000) / c.sinkPer1000)
-      : null;
-  return { belfry: belfryUnits, peer: peerUnits, peerOverBelfry: ratio(peerUnits, belfryUnits) };
 }
 
 /** Table rows: each peer's figures, then Belfry ÷ it. */
@@ -177,12 +164,12 @@ export function peerRows(peers: PeerResult[], comparisons: PeerComparison[]): st
         `${ms(cpu.belfry.workers)} / ${ms(cpu.belfry.store)} vs ${ms(cpu.peer.workers)} / ${ms(cpu.peer.store)} ms`,
         '',
       ]);
-    const units = c?.herdSinkCpus;
-    if (units?.belfry != null && units.peer != null)
+    const sink = c?.herdSinkCpuPer1000FromDue;
+    if (sink?.belfry != null && sink.peer != null)
       rows.push([
         name,
-        'herd CPU a run from due in sink-CPUs, Belfry vs peer (peer ÷ Belfry)',
-        `${units.belfry} vs ${units.peer} (${units.peerOverBelfry})`,
+        'herd sink CPU per 1,000 runs from due, Belfry vs peer',
+        `${ms(sink.belfry)} vs ${ms(sink.peer)} ms`,
         '',
       ]);
     if (c?.steadyP99.belfry != null && c.steadyP99.peer != null)
