@@ -1,18 +1,20 @@
--- A claim's first take from all of its queues in one statement (packages/db/src/queue/take.ts,
+-- A claim's take from all of its queues in one statement per round (packages/db/src/queue/take.ts,
 -- takeFromQueues). A claim spans several queues (a node's slots come back a completion batch at a
 -- time, spread over many tenants' queues: apps/engine/src/worker/claim.ts), and took from each
--- with its own call of belfry_take_round (migration 20261202060000): a round trip, a function
+-- with its own calls of belfry_take_round (migration 20261202060000): a round trip, a function
 -- call and the start of a plan of eight parts per queue, for a few runs each (in a 100K herd
 -- about three takes a claim with 400 slots a node, six with the engine's default of 1,000).
 --
 -- The statement is belfry_take_round's for several queues at once: the first messages of each
--- queue (a LATERAL probe of the same (name, priority DESC, created_on, start_after) index,
--- limited to that queue's room in runs), the running counts partitioned by queue, one lock, one
--- DELETE and one UPDATE for them all. A queue's result is what belfry_take_round would return
--- for it with nothing passed; a later round of the same take (past messages another claimer
--- holds) is still belfry_take_round's, per queue. Planned once per connection (force_generic_plan,
--- as belfry_take_round: found by key from arrays, and pgboss.job has one partition).
-CREATE FUNCTION belfry_take_many(queues text[], rooms int[])
+-- queue not in `passed` (a LATERAL probe of the same (name, priority DESC, created_on,
+-- start_after) index, limited to that queue's room in runs), the running counts partitioned by
+-- queue, one lock, one DELETE and one UPDATE for them all. A queue's row is what
+-- belfry_take_round returns for it; `passed` holds message ids (unique across queues), so one
+-- list serves every queue of a later round. This version's engines call this function only;
+-- belfry_take_round stays for the engines of the version before during an upgrade. Planned once
+-- per connection (force_generic_plan, as belfry_take_round: found by key from arrays, and
+-- pgboss.job has one partition).
+CREATE FUNCTION belfry_take_many(queues text[], rooms int[], passed uuid[])
 RETURNS TABLE (take_queue text, take_candidates text[], take_offered int, take_messages json)
 LANGUAGE plpgsql VOLATILE
 SET plan_cache_mode = force_generic_plan
@@ -28,6 +30,7 @@ BEGIN
         SELECT j.name, j.id, j.priority, j.created_on, j.start_after, COALESCE(jsonb_array_length(j.data->'runIds'), 1) AS n
           FROM pgboss.job j
          WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
+           AND j.id <> ALL ($3)
          ORDER BY j.priority DESC, j.created_on, j.start_after
          LIMIT q.room) f
   ), candidates AS (

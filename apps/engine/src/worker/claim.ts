@@ -7,8 +7,8 @@
 // Several queues in one transaction: a claim costs mostly per transaction, not per run (BEGIN,
 // planning and starting the claim's statement, COMMIT), and a node's slots come back a
 // completion batch at a time, spread over many tenants' queues, each with room for a few runs.
-// One claim per queue paid that for every one of them; the first take of every queue is one
-// statement too (take.ts, takeFromQueues). What the queues share is the transaction:
+// One claim per queue paid that for every one of them; the queues' takes are one statement a
+// round too (take.ts, takeFromQueues). What the queues share is the transaction:
 // a failure anywhere in it (the database away) puts every queue's messages back, and the pool
 // then pauses all claims for a moment (claim-pause.ts), as it did after one queue's failed claim;
 // an overlap-skip check that waits for its job's row lock (a scheduler scan or an edit holds it

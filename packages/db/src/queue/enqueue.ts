@@ -36,7 +36,7 @@ export interface RunBatchMessage {
 /** At most this many runs per message (an engine worker claims up to 50 at a time). */
 export const RUNS_PER_MESSAGE = 50;
 
-/** SQL: how many runs the pgboss.job row `alias` carries (a RunMessage carries one); belfry_take_round (migration 20261202060000) spells it out the same way. */
+/** SQL: how many runs the pgboss.job row `alias` carries (a RunMessage carries one); belfry_take_many (migration 20261207150000) spells it out the same way. */
 export const runsInMessage = (alias: string): string => `COALESCE(jsonb_array_length(${alias}.data->'runIds'), 1)`;
 
 export interface EnqueueItem {

@@ -14,8 +14,8 @@
 // messages that fit whole are deleted, and of the first one that does not, the runs that fit
 // are taken and the rest stay in it, still first in line (its priority, creation and start time
 // kept). Only messages the claim takes from are locked; when another claimer holds some of the
-// first ones, a second statement looks past them (takeRound). A claim's first take from each of
-// its queues is one statement for them all (takeFromQueues).
+// first ones, a second statement looks past them (takeRound). Each round is one statement for
+// all of a claim's queues (takeFromQueues).
 import { statement } from '../sql/prepared';
 import type { Queryable } from '../sql/types';
 import type { RunBatchMessage, RunMessage } from './enqueue';
@@ -54,54 +54,51 @@ export interface QueueTake {
 
 /**
  * takeMessages for several queues (distinct names) in the caller's transaction, their runs in
- * the order given. The first round of every engine queue is one statement (belfry_take_many): a
- * claim spans several tenants' queues with room for a few runs each, and one statement per queue
- * paid a round trip and the start of a plan for each. A queue whose first round was short of
- * what it was offered (messages another claimer holds) goes on alone (belfry_take_round).
+ * the order given. Each round is one statement for every engine queue still short of its room
+ * (belfry_take_many): a claim spans several tenants' queues with room for a few runs each, and a
+ * statement per queue paid a round trip and the start of a plan for each.
  */
 export async function takeFromQueues(db: Queryable, queues: QueueTake[]): Promise<TakenMessage[][]> {
   if (new Set(queues.map((q) => q.queue)).size !== queues.length)
     throw new Error('takeFromQueues: a queue given twice');
   const out: TakenMessage[][] = queues.map(() => []);
-  const engine: number[] = [];
+  let short: { queue: string; room: number; taken: TakenMessage[] }[] = [];
   for (const [i, { queue, room }] of queues.entries()) {
     if (room <= 0) continue;
     // A pull queue's messages carry one run each (enqueue.ts): pg-boss's own selection, which
     // locks exactly the messages it takes, however many claimers its tenant's workers run at once.
     if (parseQueueName(queue)?.lane === 'pull') out[i] = await takeSingles(db, queue, room);
-    else engine.push(i);
+    else short.push({ queue, room, taken: out[i] as TakenMessage[] });
   }
-  if (!engine.length) return out;
-  const picked = engine.map((i) => queues[i] as QueueTake);
-  const { rows } = await db.query<TakeRow & { take_queue: string }>(
-    statement(db, 'belfry_take_many', 'SELECT * FROM belfry_take_many($1::text[], $2::int[])'),
-    [picked.map((q) => q.queue), picked.map((q) => q.room)],
-  );
-  const firstRounds = new Map(rows.map((r) => [r.take_queue, r]));
-  for (const i of engine) {
-    const { queue, room } = queues[i] as QueueTake;
-    const taken = out[i] as TakenMessage[];
-    const passed: string[] = [];
-    let round = roundOf(firstRounds.get(queue));
-    for (let n = 1; ; n++) {
-      const before = taken.length;
-      const got = unpack(round.messages, taken);
+  // messages a round looked at and did not take (another claimer held them): later rounds look past them
+  const passed: string[] = [];
+  for (let round = 0; round < MAX_ROUNDS && short.length; round++) {
+    const rooms = short.map((q) => q.room - q.taken.length);
+    const rounds = await takeRound(
+      db,
+      short.map((q) => q.queue),
+      rooms,
+      passed,
+    );
+    short = short.filter((q, k) => {
+      const { candidates, offered, messages } = rounds.get(q.queue) ?? NOTHING;
+      const got = unpack(messages, q.taken);
       // Done when the round took all it was offered: the room is full or the queue has no more
       // due. Short of that, messages another claimer holds were skipped (the next round looks
       // past them), or a candidate another claimer split meanwhile held fewer runs (the next
       // round reads the queue again).
-      if (taken.length - before >= Math.min(room - before, round.offered)) break;
-      if (n >= MAX_ROUNDS || taken.length >= room) break;
-      passed.push(...round.candidates.filter((id) => !got.has(id)));
-      round = await takeRound(db, queue, room - taken.length, passed);
-    }
+      if (got.runs >= Math.min(rooms[k] as number, offered)) return false;
+      passed.push(...candidates.filter((id) => !got.messages.has(id)));
+      return true;
+    });
   }
   return out;
 }
 
-/** Appends the runs of a round's messages to `taken`; the ids of the messages taken from. */
-function unpack(messages: TakenRow[], taken: TakenMessage[]): Set<string> {
+/** Appends the runs of a round's messages to `taken`: the ids of the messages taken from, and how many runs. */
+function unpack(messages: TakenRow[], taken: TakenMessage[]): { messages: Set<string>; runs: number } {
   const got = new Set<string>();
+  const before = taken.length;
   for (const row of messages) {
     got.add(row.id);
     const { data } = row;
@@ -118,7 +115,7 @@ function unpack(messages: TakenRow[], taken: TakenMessage[]): Set<string> {
       });
     }
   }
-  return got;
+  return { messages: got, runs: taken.length - before };
 }
 
 /** pg-boss 12's fetch selection for messages of one run each, deleted instead of made active. */
@@ -152,30 +149,42 @@ interface TakenRow {
 }
 
 /**
- * One statement: the first messages (not in `passed`) that hold `room` runs, read without
- * locks; of those, the ones no other transaction holds are locked (SKIP LOCKED) and taken —
- * whole, or the first runs of the last one. Locking only the messages it may take matters: a
- * claim that locked `room` messages to take the runs of one would hide the others from every
- * other claimer until it commits.
+ * One statement, for each queue: the first messages (not in `passed`) that hold its room in
+ * runs, read without locks; of those, the ones no other transaction holds are locked (SKIP
+ * LOCKED) and taken — whole, or the first runs of the last one. Locking only the messages it may
+ * take matters: a claim that locked `room` messages to take the runs of one would hide the others
+ * from every other claimer until it commits.
  */
-async function takeRound(db: Queryable, queue: string, room: number, passed: string[]): Promise<Round> {
-  // The statement is the function belfry_take_round (migration 20261202060000), planned once
-  // per connection: planning it on each call cost four times its execution. It reads through
-  // pgboss.job, not the partition by name: `name = $1` prunes to the queue's partition
-  // (job_common for every queue created with QUEUE_OPTIONS). The ids reach the lock, the DELETE
-  // and the UPDATE as arrays (InitPlans), as in pg-boss's own fetch with group concurrency: each
-  // is then a primary-key probe per message whatever the planner guesses for the room. `room`
-  // messages always hold at least `room` runs. Ties on priority and creation (one enqueue's
-  // messages) are ordered by start time, then id.
+async function takeRound(
+  db: Queryable,
+  queues: string[],
+  rooms: number[],
+  passed: string[],
+): Promise<Map<string, Round>> {
+  // The statement is the function belfry_take_many (migration 20261207150000; belfry_take_round
+  // of migration 20261202060000 for one queue before it), planned once per connection: planning
+  // it on each call cost four times its execution. It reads through pgboss.job, not the
+  // partition by name: `name = $1` prunes to the queue's partition (job_common for every queue
+  // created with QUEUE_OPTIONS). The ids reach the lock, the DELETE and the UPDATE as arrays
+  // (InitPlans), as in pg-boss's own fetch with group concurrency: each is then a primary-key
+  // probe per message whatever the planner guesses for the room. `room` messages always hold at
+  // least `room` runs. Ties on priority and creation (one enqueue's messages) are ordered by
+  // start time, then id.
   const { rows } = await db.query<TakeRow>(
-    statement(db, 'belfry_take_round', 'SELECT * FROM belfry_take_round($1, $2, $3::uuid[])'),
-    [queue, room, passed],
+    statement(db, 'belfry_take_many', 'SELECT * FROM belfry_take_many($1::text[], $2::int[], $3::uuid[])'),
+    [queues, rooms, passed],
   );
-  return roundOf(rows[0]);
+  return new Map(
+    rows.map((r) => [
+      r.take_queue,
+      { candidates: r.take_candidates ?? [], offered: r.take_offered, messages: r.take_messages ?? [] },
+    ]),
+  );
 }
 
-/** What belfry_take_round and belfry_take_many return for one queue. */
+/** What belfry_take_many returns for one queue. */
 interface TakeRow {
+  take_queue: string;
   take_candidates: string[] | null;
   take_offered: number;
   take_messages: TakenRow[] | null;
@@ -189,10 +198,4 @@ interface Round {
   messages: TakenRow[];
 }
 
-function roundOf(row: TakeRow | undefined): Round {
-  return {
-    candidates: row?.take_candidates ?? [],
-    offered: row?.take_offered ?? 0,
-    messages: row?.take_messages ?? [],
-  };
-}
+const NOTHING: Round = { candidates: [], offered: 0, messages: [] };

@@ -12,7 +12,7 @@
 // every one of them, at every completion. In those transactions the plans PostgreSQL caches
 // itself are made per call too — the foreign-key checks of a retry's queue message, an
 // incident's rows — where a generic plan would serve after five; PL/pgSQL functions with a
-// plan_cache_mode of their own (belfry_take_round) keep it.
+// plan_cache_mode of their own (belfry_take_many) keep it.
 import type pg from 'pg';
 import type { NamedStatement, Queryable } from './types';
 
