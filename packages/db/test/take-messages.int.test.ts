@@ -2,12 +2,11 @@
 // unblocked messages of the one queue, highest priority then oldest first, up to the limit),
 // deletes them in the caller's transaction (a rollback puts them back), and two transactions
 // taking at once get disjoint messages. Runs enqueued together share messages (RUNS_PER_MESSAGE);
-// the limit counts runs, and a message that does not fit whole is split. A claim's take from several
-// queues at once (takeFromQueues) gives each queue what takeMessages alone would.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
+// the limit counts runs, and a message that does not fit whole is split. A claim's take from
+// several queues at once is take-from-queues.int.test.ts.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../../../test/db';
 import {
-  createQueueClient,
   ensureQueues,
   type QueueClient,
   enqueueRuns,
@@ -16,50 +15,20 @@ import {
   queuedMessages,
   queueName,
   RUNS_PER_MESSAGE,
-  type RunMessage,
-  takeFromQueues,
   takeMessages,
   withTransaction,
 } from '../src/index';
-
-const TENANT = 'ten_take_test';
-const QUEUE = queueName({ lane: 'push', tenantId: TENANT, priority: 'normal' });
-const OTHER = queueName({ lane: 'push', tenantId: TENANT, priority: 'high' });
+import { OTHER, QUEUE, TENANT, takeFixture } from './take-fixture';
 
 describe('takeMessages', () => {
+  const fixture = takeFixture();
+  const { due, put } = fixture;
   let db: TestDatabase;
   let boss: QueueClient;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    boss = await createQueueClient(db.url, { max: 2 });
-    await ensureQueues(boss, [QUEUE, OTHER]);
+  beforeAll(() => {
+    ({ db, boss } = fixture);
   });
-  afterAll(async () => {
-    await boss?.stop({ graceful: false, close: true });
-    await db?.destroy();
-  });
-  beforeEach(async () => {
-    await db.pool.query(`DELETE FROM pgboss.job WHERE name = ANY($1)`, [[QUEUE, OTHER]]);
-  });
-
-  const due = new Date(Date.now() - 60_000);
-  /** One insert per call, so each call's messages are created after the previous call's. */
-  const put = async (queue: string, runIds: string[], options: { startAfter?: Date; priority?: number } = {}) => {
-    await boss.insert(
-      queue,
-      runIds.map((runId) => ({
-        data: { runId, scheduledTime: due.toISOString() } satisfies RunMessage,
-        startAfter: options.startAfter ?? due,
-        priority: options.priority ?? 0,
-      })),
-    );
-  };
-  const waiting = async () =>
-    (await queuedMessages(db.pool, { waitingOnly: true }))
-      .filter((m) => m.name === QUEUE)
-      .map((m) => m.runId)
-      .sort();
+  const waiting = () => fixture.left(QUEUE);
   const take = (limit: number) => withTransaction(db.pool, (client) => takeMessages(client, QUEUE, limit));
   /** Takes up to `limit` runs in a claim that then fails; resolves with how many it had taken. */
   const takeThenRollBack = async (limit: number) => {
@@ -330,173 +299,6 @@ describe('takeMessages', () => {
       expect((await take(5)).map((m) => m.data)).toEqual([
         { runId: 'o3', scheduledTime: due.toISOString(), overlap: true },
       ]);
-    });
-  });
-
-  describe('several queues at once', () => {
-    const THIRD = queueName({ lane: 'push', tenantId: 'ten_take_other', priority: 'normal' });
-    const PULL = queueName({ lane: 'pull', tenantId: TENANT, queue: 'several' });
-    beforeAll(async () => {
-      await ensureQueues(boss, [THIRD, PULL]);
-    });
-    beforeEach(async () => {
-      await db.pool.query(`DELETE FROM pgboss.job WHERE name = ANY($1)`, [[THIRD, PULL]]);
-    });
-    const enqueue = (tenantId: string, priority: 'normal' | 'high', runIds: string[]) =>
-      withTransaction(db.pool, (client) =>
-        enqueueRuns(
-          boss,
-          pgExecutor(client),
-          runIds.map((runId) => ({ runId, route: { lane: 'push' as const, tenantId, priority }, scheduledTime: due })),
-        ),
-      );
-    const runIdsOf = (lists: { data: RunMessage }[][]) => lists.map((l) => l.map((m) => m.data.runId));
-    const left = async (queue: string) =>
-      (await queuedMessages(db.pool, { waitingOnly: true }))
-        .filter((m) => m.name === queue)
-        .map((m) => m.runId)
-        .sort();
-
-    it('gives each queue its own runs in its own order and room, in the order the queues were given', async () => {
-      await put(QUEUE, ['q-old']);
-      await put(QUEUE, ['q-new']);
-      await put(QUEUE, ['q-urgent'], { priority: 5 });
-      await enqueue(TENANT, 'high', ['h1', 'h2', 'h3', 'h4', 'h5']);
-      await enqueue('ten_take_other', 'normal', ['t1', 't2']);
-      await put(PULL, ['p1']);
-      await put(PULL, ['p2']);
-      const taken = await withTransaction(db.pool, (client) =>
-        takeFromQueues(client, [
-          { queue: THIRD, room: 10 },
-          { queue: OTHER, room: 3 },
-          { queue: PULL, room: 1 },
-          { queue: QUEUE, room: 2 },
-        ]),
-      );
-      expect(runIdsOf(taken)).toEqual([['t1', 't2'], ['h1', 'h2', 'h3'], ['p1'], ['q-urgent', 'q-old']]);
-      // the high queue's one message was split: its last runs stay queued, and so does the rest
-      expect(await left(OTHER)).toEqual(['h4', 'h5']);
-      expect(await left(QUEUE)).toEqual(['q-new']);
-      expect(await left(PULL)).toEqual(['p2']);
-      expect(await left(THIRD)).toEqual([]);
-    });
-
-    it('gives a queue with nothing due, or no room, nothing, and the others theirs', async () => {
-      await enqueue('ten_take_other', 'normal', ['t1']);
-      await put(QUEUE, ['later'], { startAfter: new Date(Date.now() + 3_600_000) });
-      await put(OTHER, ['o1']);
-      const taken = await withTransaction(db.pool, (client) =>
-        takeFromQueues(client, [
-          { queue: QUEUE, room: 5 },
-          { queue: OTHER, room: 0 },
-          { queue: THIRD, room: 5 },
-        ]),
-      );
-      expect(runIdsOf(taken)).toEqual([[], [], ['t1']]);
-      expect(await left(OTHER)).toEqual(['o1']);
-    });
-
-    it("puts every queue's messages back when the transaction rolls back", async () => {
-      await enqueue(TENANT, 'normal', ['a1', 'a2', 'a3']);
-      await enqueue('ten_take_other', 'normal', ['t1', 't2']);
-      let taken: string[][] = [];
-      await expect(
-        withTransaction(
-          db.pool,
-          async (client) => {
-            taken = runIdsOf(
-              await takeFromQueues(client, [
-                { queue: QUEUE, room: 2 },
-                { queue: THIRD, room: 5 },
-              ]),
-            );
-            throw new Error('claim failed');
-          },
-          { maxTries: 1 },
-        ),
-      ).rejects.toThrow('claim failed');
-      expect(taken).toEqual([
-        ['a1', 'a2'],
-        ['t1', 't2'],
-      ]);
-      expect(await left(QUEUE)).toEqual(['a1', 'a2', 'a3']);
-      expect(await left(THIRD)).toEqual(['t1', 't2']);
-    });
-
-    it('looks past messages another claimer holds in one queue while taking the others', async () => {
-      await enqueue(TENANT, 'normal', ['a1', 'a2']);
-      await withTransaction(db.pool, (client) =>
-        enqueueRuns(
-          boss,
-          pgExecutor(client),
-          ['b1', 'b2'].map((runId) => ({
-            runId,
-            route: { lane: 'push' as const, tenantId: TENANT, priority: 'normal' as const },
-            scheduledTime: new Date(due.getTime() + 1_000),
-          })),
-        ),
-      );
-      await enqueue('ten_take_other', 'normal', ['t1']);
-      const holder = await db.pool.connect();
-      try {
-        await holder.query('BEGIN');
-        expect((await takeMessages(holder, QUEUE, 2)).map((m) => m.data.runId)).toEqual(['a1', 'a2']);
-        // The first round's candidates for QUEUE are a's message alone (its two runs fill the
-        // room), held: a second round looks past it.
-        const taken = await withTransaction(db.pool, (client) =>
-          takeFromQueues(client, [
-            { queue: QUEUE, room: 2 },
-            { queue: THIRD, room: 4 },
-          ]),
-        );
-        expect(runIdsOf(taken)).toEqual([['b1', 'b2'], ['t1']]);
-        await holder.query('ROLLBACK');
-      } finally {
-        holder.release();
-      }
-      expect(await left(QUEUE)).toEqual(['a1', 'a2']);
-    });
-
-    it('hands out every run of several queues once to claimers taking from them all at once', async () => {
-      const queues = [QUEUE, OTHER, THIRD];
-      const all: string[] = [];
-      for (const [k, queue] of queues.entries()) {
-        const runIds = Array.from({ length: RUNS_PER_MESSAGE + 7 }, (_, i) => `${k}-${i}`);
-        all.push(...runIds);
-        const { tenantId, priority } =
-          queue === THIRD
-            ? { tenantId: 'ten_take_other', priority: 'normal' as const }
-            : { tenantId: TENANT, priority: queue === OTHER ? ('high' as const) : ('normal' as const) };
-        await enqueue(tenantId, priority, runIds);
-      }
-      const got: string[] = [];
-      await Promise.all(
-        Array.from({ length: 5 }, async () => {
-          for (;;) {
-            const taken = await withTransaction(db.pool, (client) =>
-              takeFromQueues(
-                client,
-                queues.map((queue) => ({ queue, room: 6 })),
-              ),
-            );
-            const ids = taken.flat().map((m) => m.data.runId);
-            if (!ids.length) return;
-            got.push(...ids);
-          }
-        }),
-      );
-      expect(got.sort()).toEqual(all.sort());
-    });
-
-    it('refuses a queue given twice', async () => {
-      await expect(
-        withTransaction(db.pool, (client) =>
-          takeFromQueues(client, [
-            { queue: QUEUE, room: 1 },
-            { queue: QUEUE, room: 2 },
-          ]),
-        ),
-      ).rejects.toThrow('a queue given twice');
     });
   });
 });
