@@ -584,13 +584,14 @@ describe('upgrade to HOT claims', () => {
           WHERE i.inhparent = 'runs'::regclass`,
       );
       expect(fill.length).toBeGreaterThan(1);
-      for (const p of fill) expect(p.reloptions, p.relname).toContain('fillfactor=70');
+      // (70 from this migration; 50 from 20261207190000_runs_room_for_outcomes, which migrate() applies too)
+      for (const p of fill) expect(p.reloptions, p.relname).toContain('fillfactor=50');
       // partitions made from now on have the room too
       await client.query(`SELECT belfry_ensure_history_partitions('2031-01-01', '2031-01-01')`);
       const { rows: made } = await client.query<{ reloptions: string[] | null }>(
         `SELECT reloptions FROM pg_class WHERE relname IN ('runs_20310101', 'run_attempts_20310101') ORDER BY relname`,
       );
-      expect(made.map((m) => m.reloptions)).toEqual([null, ['fillfactor=70']]);
+      expect(made.map((m) => m.reloptions)).toEqual([null, ['fillfactor=50']]);
     } finally {
       await client.end().catch(() => {});
       await dropTestDatabase(name);
