@@ -1,6 +1,6 @@
 // A herd's runs live their whole life on the page they were inserted on. The scheduler inserts
 // a herd's runs together, many tenants' runs side by side; each claim then takes one tenant's
-// runs (a queue's), and each completion batch ends runs of several tenants. A run's row grows
+// runs (a queue's), and the runs claimed together finish together. A run's row grows
 // at its claim (worker, lease, start times) and again at the completion that ends it (the last
 // attempt's outcome and request headers, migration 20261207060000): both updates stay on the
 // page (HOT: no row version elsewhere, no new index entries) only because every runs partition
