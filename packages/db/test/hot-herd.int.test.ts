@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertJob, insertTenant } from '../../../test/fixtures';
 import { type AttemptOutcome, claimRuns, completeAttempts, insertScheduledRuns } from '../src/index';
 import { succeededOutcome } from './outcomes';
+import { updateCounts } from './update-counts';
 
 const TENANTS = 10;
 const RUNS = 2_000;
@@ -71,18 +72,15 @@ describe("a herd's claims and completions", () => {
     // the partitions' counters read after this backend's statistics were flushed.
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
-    const counts = async () => {
-      await client.query('SELECT pg_stat_force_next_flush()');
-      const { rows } = await client.query<{ updated: string; hot: string }>(
-        `SELECT sum(n_tup_upd)::text AS updated, sum(n_tup_hot_upd)::text AS hot FROM pg_stat_user_tables
-          WHERE relid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'runs'::regclass)`,
-      );
-      return { updated: Number(rows[0]?.updated), hot: Number(rows[0]?.hot) };
-    };
+    const counts = () => updateCounts(client, 'runs');
     try {
       const before = await counts();
       const byTenant = new Map<string, typeof runs>();
-      for (const run of runs) byTenant.set(run.tenant_id, [...(byTenant.get(run.tenant_id) ?? []), run]);
+      for (const run of runs) {
+        const queue = byTenant.get(run.tenant_id);
+        if (queue) queue.push(run);
+        else byTenant.set(run.tenant_id, [run]);
+      }
       const claimed: AttemptOutcome[] = [];
       for (const queue of byTenant.values()) {
         for (let i = 0; i < queue.length; i += CLAIM) {

@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/db';
 import { insertTenant } from '../../../test/fixtures';
 import { claimRuns } from '../src/index';
 import { insertPendingRunsOfOneJob } from './pending-runs';
+import { updateCounts } from './update-counts';
 
 const RUNS = 2_000;
 const CLAIM = 50;
@@ -29,14 +30,7 @@ describe("a herd's claims write their leases in place", () => {
     // counters read after this backend's statistics were flushed.
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
-    const counts = async () => {
-      await client.query('SELECT pg_stat_force_next_flush()');
-      const { rows } = await client.query<{ updated: string; hot: string }>(
-        `SELECT n_tup_upd::text AS updated, n_tup_hot_upd::text AS hot
-           FROM pg_stat_user_tables WHERE relid = 'open_runs'::regclass`,
-      );
-      return { updated: Number(rows[0]?.updated), hot: Number(rows[0]?.hot) };
-    };
+    const counts = () => updateCounts(client, 'open_runs');
     try {
       const before = await counts();
       let claimed = 0;
