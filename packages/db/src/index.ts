@@ -15,6 +15,7 @@ export * from './schedule-spec';
 export * from './queue/index';
 export * from './sql/types';
 export * from './sql/prepared';
+export * from './sql/runs-partitions';
 export * from './sql/open-runs';
 export * from './sql/lock-partition-leases';
 export * from './sql/select-due-entries';

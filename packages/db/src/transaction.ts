@@ -2,7 +2,7 @@
 // for deadlocks and serialization failures, the whole transaction again. A client whose
 // ROLLBACK fails is discarded rather than returned to the pool.
 import type pg from 'pg';
-import { isStalePreparedStatement, keepsPreparedStatements, planningEachCall } from './sql/prepared';
+import { holdsTooManyNames, isStalePreparedStatement, keepsPreparedStatements, usingNames } from './sql/prepared';
 
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -26,8 +26,8 @@ export interface TransactionOptions {
   maxTries?: number;
   /**
    * On a pool that keeps named statements (prepared.ts), the transaction uses them, and plans
-   * every statement for its parameters (plan_cache_mode = force_custom_plan, sent with BEGIN).
-   * Elsewhere nothing changes.
+   * no sequential scan where an index serves (enable_seqscan = off, sent with BEGIN). Elsewhere
+   * nothing changes.
    */
   namedStatements?: boolean;
 }
@@ -39,7 +39,11 @@ export interface TransactionOptions {
  */
 const STALE_CONNECTIONS_AT_MOST = 100;
 
-const CUSTOM_PLANS = "SET LOCAL plan_cache_mode = 'force_custom_plan'";
+// A named statement's plan is made once per connection and reused (prepared.ts): one made while
+// a table was small reads it sequentially for as long as the plan lives, however large the table
+// grows meanwhile (a day's partition of runs at midnight, open_runs before a herd). The
+// transactions that use names plan no sequential scan where an index serves.
+const INDEXES_WHERE_THEY_SERVE = 'SET LOCAL enable_seqscan = off';
 
 export async function withTransaction<T>(
   pool: pg.Pool,
@@ -61,8 +65,8 @@ export async function withTransaction<T>(
     client.on('error', onError);
     try {
       const begin = begins.get(pool) ?? 'BEGIN';
-      await client.query(named ? `${begin}; ${CUSTOM_PLANS}` : begin);
-      if (named) planningEachCall(client, true);
+      await client.query(named ? `${begin}; ${INDEXES_WHERE_THEY_SERVE}` : begin);
+      if (named) usingNames(client, true);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
@@ -83,9 +87,10 @@ export async function withTransaction<T>(
       if (attempt < maxTries && typeof code === 'string' && RETRYABLE.has(code)) continue;
       throw err;
     } finally {
-      planningEachCall(client, false);
+      usingNames(client, false);
       client.off('error', onError);
-      client.release(broken);
+      // a connection that holds more named statements than it keeps is closed (prepared.ts)
+      client.release(broken ?? (holdsTooManyNames(client) ? new Error('too many named statements') : undefined));
     }
   }
 }

@@ -19,7 +19,7 @@
 // on the run row leaves such a row as it is: run_attempt_history shows the run's outcome instead.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
-import { statement } from './prepared';
+import { onRunsTable, partitionGone, runsTableFor } from './runs-partitions';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
@@ -64,9 +64,15 @@ export async function completeAttempts(
     return true;
   });
   if (!outcomes.length) return [];
+  // The statement updates the day's partition of runs the batch lives in, where it can: named,
+  // it is then planned once per connection (runs-partitions.ts).
+  const table = await runsTableFor(
+    tx,
+    outcomes.map((o) => o.scheduledTime),
+  );
   // Every join here is between the batch and rows found by key (withoutNestedLoops).
   const { rows } = await withoutNestedLoops(tx, () =>
-    tx.query<CompletedRun>(statement(tx, 'belfry_complete_attempts', COMPLETE_SQL), [
+    tx.query<CompletedRun>(completeSql(tx, table), [
       workerId,
       outcomes.map((o) => o.runId),
       outcomes.map((o) => o.scheduledTime),
@@ -82,7 +88,9 @@ export async function completeAttempts(
       outcomes.map((o) => o.exitCode ?? null),
       distinctTimes(outcomes.map((o) => o.scheduledTime)),
     ]),
-  );
+  ).catch((err: unknown) => {
+    throw partitionGone(tx, table, err);
+  });
   // Nothing is written to the runs' jobs: a one-off is stored completed when its run is
   // materialized and shown so once that run has ended (advance-schedule.ts, jobStatusSql).
   // Incidents open and resolve with the outcomes that cause them (in the caller's order).
@@ -164,3 +172,6 @@ const COMPLETE_SQL = `WITH given AS (
        ${releaseLeases('done', `e.status NOT IN ${FINISHED_STATUSES}`)}
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`;
+
+/** The statement, updating `table` (runs or one of its day partitions). */
+const completeSql = onRunsTable('belfry_complete_attempts', COMPLETE_SQL);

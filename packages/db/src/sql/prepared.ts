@@ -5,20 +5,36 @@
 // a transaction pooler (PgBouncer) the next transaction may run on another server connection,
 // which never saw the name, so there every statement stays unnamed, as before.
 //
-// A named statement is used only in a transaction that plans every statement for its
-// parameters (withTransaction's namedStatements: plan_cache_mode = force_custom_plan), as an
-// unnamed one is planned. Left to choose, PostgreSQL took a generic plan for the completion
-// after five calls, and a generic plan of a statement on runs prunes no day partition: it read
-// every one of them, at every completion. In those transactions the plans PostgreSQL caches
-// itself are made per call too — the foreign-key checks of a retry's queue message, an
-// incident's rows — where a generic plan would serve after five; PL/pgSQL functions with a
-// plan_cache_mode of their own (belfry_take_many) keep it.
+// A named statement is used only in withTransaction's namedStatements transactions, and is
+// planned by PostgreSQL's plan cache: for its parameters at its first five calls on a
+// connection, then once for all where that plan costs no more (a generic plan). So only
+// statements whose generic plan is as good as one made for the parameters get a name: the claim
+// and the completion addressed to one day's partition of runs (runs-partitions.ts), the alert
+// reset, the take. Addressed to runs itself they stay unnamed, planned at every call: a generic
+// plan of a statement on runs prunes no day partition (an `= ANY(array)` on the partition key is
+// pruned only when planning for the array) and read every one of them. Until stop 52 the claim
+// and the completion were named on runs, in transactions that planned every statement for its
+// parameters (plan_cache_mode = force_custom_plan): planning was then 13 % of the completion's
+// time in a herd. A plan made once must not depend on the size of the tables when it was made:
+// those transactions plan no sequential scan where an index serves (withTransaction), since a
+// plan made for a day's partition at midnight, a few runs in it, read the whole partition at
+// every call once the day's herds had filled it.
+//
+// The partitions' names change with the day, and each name keeps its plan in the server
+// process: a connection that has prepared more than MAX_NAMES statements is closed after its
+// transaction, and the pool opens a new one when it needs it.
 import type pg from 'pg';
 import type { NamedStatement, Queryable } from './types';
 
 const keepingPools = new WeakSet<pg.Pool>();
-/** clients of such a pool in a transaction that plans each statement for its parameters */
-const custom = new WeakSet<object>();
+/** clients of such a pool in a transaction that uses names */
+const naming = new WeakSet<object>();
+/** the names each client has prepared */
+const prepared = new WeakMap<object, Set<string>>();
+/** statements a connection keeps at most (a day's partition of runs adds two) */
+export const MAX_NAMES = 16;
+/** errors that make withTransaction run the transaction again on a new connection (markStale) */
+const staleErrors = new WeakSet<object>();
 
 /** The clients of `pool` keep named statements from now on (a pool of direct connections only). */
 export function keepPreparedStatements(pool: pg.Pool): void {
@@ -30,26 +46,45 @@ export function keepsPreparedStatements(pool: pg.Pool): boolean {
   return keepingPools.has(pool);
 }
 
-/** `text` under `name` where `db` keeps named statements and plans each call, else the text itself. */
+/**
+ * `text` under `name` where `db` keeps named statements, else the text itself. Only for a
+ * statement whose plan may be made once and reused (above).
+ */
 export function statement(db: Queryable, name: string, text: string): string | NamedStatement {
-  return custom.has(db) ? { name, text } : text;
+  if (!naming.has(db)) return text;
+  let names = prepared.get(db);
+  if (!names) {
+    names = new Set();
+    prepared.set(db, names);
+  }
+  names.add(name);
+  return { name, text };
 }
 
-/**
- * withTransaction: `client`, of a pool that keeps named statements, is (or is no longer) in a
- * transaction planning each statement.
- */
-export function planningEachCall(client: object, on: boolean): void {
-  if (on) custom.add(client);
-  else custom.delete(client);
+/** withTransaction: `client`, of a pool that keeps named statements, is (or is no longer) in a transaction that uses names. */
+export function usingNames(client: object, on: boolean): void {
+  if (on) naming.add(client);
+  else naming.delete(client);
+}
+
+/** Has `client` prepared more statements than a connection keeps? It is then closed, not returned to its pool. */
+export function holdsTooManyNames(client: object): boolean {
+  return (prepared.get(client)?.size ?? 0) > MAX_NAMES;
+}
+
+/** `err` makes withTransaction run its transaction again on a new connection, as a stale statement does. */
+export function markStale(err: unknown): void {
+  if (typeof err === 'object' && err !== null) staleErrors.add(err);
 }
 
 /**
  * A named statement that fails on its connection at every use: its result columns changed
  * since it was prepared (a migration altered a table under a running node), or the server lost
- * it while node-postgres still counts it prepared (26000). The connection is dropped.
+ * it while node-postgres still counts it prepared (26000); or an error markStale marked (a
+ * statement addressed to a day's partition of runs that is gone). The connection is dropped.
  */
 export function isStalePreparedStatement(err: unknown): boolean {
+  if (typeof err === 'object' && err !== null && staleErrors.has(err)) return true;
   const e = err as { code?: unknown; message?: unknown };
   if (e?.code === '26000') return true;
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change');
