@@ -5,7 +5,7 @@
 // other state (cancelled, finished, claimed elsewhere) are simply not returned.
 import type { Priority, RunTrigger } from '@belfry/core';
 import { openRunOf, unlistEnded } from './open-runs';
-import { onRunsTable, partitionGone, runsTableFor } from './runs-partitions';
+import { updateOfRuns } from './runs-partitions';
 import { distinctTimes, type Queryable } from './types';
 
 export interface ClaimedRun {
@@ -108,15 +108,8 @@ export async function claimRuns(
   // Until then running_runs took an insert here and a delete at the completion (~7 % of a 100K
   // herd's time, bench/results/README, stop 39).
   //
-  // The statement updates the day's partition of runs the batch lives in, where it can: named,
-  // it is then planned once per connection (runs-partitions.ts).
-  const table = await runsTableFor(tx, times);
-  try {
-    const { rows } = await tx.query<ClaimedRun>(claimSql(tx, table), [workerId, leaseMs, ids, distinctTimes(times)]);
-    return rows;
-  } catch (err) {
-    throw partitionGone(tx, table, err);
-  }
+  // It updates the day's partition of runs the batch lives in, where it can (runs-partitions.ts).
+  return claim(tx, times, [workerId, leaseMs, ids, distinctTimes(times)]);
 }
 
 const CLAIM_SQL = `WITH claimed AS (
@@ -152,5 +145,4 @@ const CLAIM_SQL = `WITH claimed AS (
             j.retry_max_delay_seconds, now() AS db_now
      FROM claimed c JOIN jobs j ON j.id = c.job_id`;
 
-/** The statement, updating `table` (runs or one of its day partitions). */
-const claimSql = onRunsTable('belfry_claim_runs', CLAIM_SQL);
+const claim = updateOfRuns<ClaimedRun>('belfry_claim_runs', CLAIM_SQL);

@@ -19,7 +19,7 @@
 // on the run row leaves such a row as it is: run_attempt_history shows the run's outcome instead.
 import type { AttemptStatus, Priority, RunStatus } from '@belfry/core';
 import { FINISHED_STATUSES, releaseLeases, unlistEnded } from './open-runs';
-import { onRunsTable, partitionGone, runsTableFor } from './runs-partitions';
+import { updateOfRuns } from './runs-partitions';
 import { recordAlertOutcomes } from './record-alert-outcomes';
 import { distinctTimes, type Queryable, withoutNestedLoops } from './types';
 
@@ -64,33 +64,30 @@ export async function completeAttempts(
     return true;
   });
   if (!outcomes.length) return [];
-  // The statement updates the day's partition of runs the batch lives in, where it can: named,
-  // it is then planned once per connection (runs-partitions.ts).
-  const table = await runsTableFor(
-    tx,
-    outcomes.map((o) => o.scheduledTime),
-  );
+  // It updates the day's partition of runs the batch lives in, where it can (runs-partitions.ts).
   // Every join here is between the batch and rows found by key (withoutNestedLoops).
-  const { rows } = await withoutNestedLoops(tx, () =>
-    tx.query<CompletedRun>(completeSql(tx, table), [
-      workerId,
-      outcomes.map((o) => o.runId),
+  const rows = await withoutNestedLoops(tx, () =>
+    complete(
+      tx,
       outcomes.map((o) => o.scheduledTime),
-      outcomes.map((o) => o.attempt),
-      outcomes.map((o) => o.runStatus),
-      outcomes.map((o) => o.attemptStatus),
-      outcomes.map((o) => o.nextAttemptAt),
-      outcomes.map((o) => o.httpStatus),
-      outcomes.map((o) => o.durationMs),
-      outcomes.map((o) => o.error),
-      outcomes.map((o) => o.responseSnippet),
-      outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
-      outcomes.map((o) => o.exitCode ?? null),
-      distinctTimes(outcomes.map((o) => o.scheduledTime)),
-    ]),
-  ).catch((err: unknown) => {
-    throw partitionGone(tx, table, err);
-  });
+      [
+        workerId,
+        outcomes.map((o) => o.runId),
+        outcomes.map((o) => o.scheduledTime),
+        outcomes.map((o) => o.attempt),
+        outcomes.map((o) => o.runStatus),
+        outcomes.map((o) => o.attemptStatus),
+        outcomes.map((o) => o.nextAttemptAt),
+        outcomes.map((o) => o.httpStatus),
+        outcomes.map((o) => o.durationMs),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.responseSnippet),
+        outcomes.map((o) => (o.requestHeaders ? JSON.stringify(o.requestHeaders) : null)),
+        outcomes.map((o) => o.exitCode ?? null),
+        distinctTimes(outcomes.map((o) => o.scheduledTime)),
+      ],
+    ),
+  );
   // Nothing is written to the runs' jobs: a one-off is stored completed when its run is
   // materialized and shown so once that run has ended (advance-schedule.ts, jobStatusSql).
   // Incidents open and resolve with the outcomes that cause them (in the caller's order).
@@ -173,5 +170,4 @@ const COMPLETE_SQL = `WITH given AS (
      )
      SELECT id, tenant_id, job_id, priority, scheduled_time, status FROM done`;
 
-/** The statement, updating `table` (runs or one of its day partitions). */
-const completeSql = onRunsTable('belfry_complete_attempts', COMPLETE_SQL);
+const complete = updateOfRuns<CompletedRun>('belfry_complete_attempts', COMPLETE_SQL);

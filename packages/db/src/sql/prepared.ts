@@ -7,18 +7,14 @@
 //
 // A named statement is used only in withTransaction's namedStatements transactions, and is
 // planned by PostgreSQL's plan cache: for its parameters at its first five calls on a
-// connection, then once for all where that plan costs no more (a generic plan). So only
-// statements whose generic plan is as good as one made for the parameters get a name: the claim
-// and the completion addressed to one day's partition of runs (runs-partitions.ts), the alert
-// reset, the take. Addressed to runs itself they stay unnamed, planned at every call: a generic
-// plan of a statement on runs prunes no day partition (an `= ANY(array)` on the partition key is
-// pruned only when planning for the array) and read every one of them. Until stop 52 the claim
-// and the completion were named on runs, in transactions that planned every statement for its
-// parameters (plan_cache_mode = force_custom_plan): planning was then 13 % of the completion's
-// time in a herd. A plan made once must not depend on the size of the tables when it was made:
-// those transactions plan no sequential scan where an index serves (withTransaction), since a
-// plan made for a day's partition at midnight, a few runs in it, read the whole partition at
-// every call once the day's herds had filled it.
+// connection, then, where that looks no dearer, once for all calls (a generic plan), re-planned
+// when a table it reads changes (ANALYZE, DDL). So a statement gets a name only where a plan made
+// once serves every call: the claim and the completion addressed to one day's partition of runs
+// (runs-partitions.ts), the alert reset (which PostgreSQL keeps planning per call), the take.
+// Addressed to runs itself they stay unnamed: a generic plan of a statement on runs prunes no
+// day partition and reads every one. A plan made once must also not depend on how large the
+// tables were when it was made, so those transactions plan no sequential scan where an index
+// serves (withTransaction).
 //
 // The partitions' names change with the day, and each name keeps its plan in the server
 // process: a connection that has prepared more than MAX_NAMES statements is closed after its

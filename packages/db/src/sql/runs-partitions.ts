@@ -1,23 +1,21 @@
 // The engine's claim and completion update runs by primary key, a batch at a time, and a
-// batch's runs nearly always share one day: those statements name that day's partition of runs
-// (runs_YYYYMMDD, one UTC day, created by belfry_ensure_history_partitions) instead of runs.
+// batch's runs nearly always share one day: those statements update that day's partition of
+// runs (runs_YYYYMMDD, one UTC day, created by belfry_ensure_history_partitions) instead of runs.
 //
-// Addressed to runs, each call had to be planned for its parameters, since a plan made once
-// and reused prunes no partition (an `= ANY(array)` on the partition key is not pruned at run
-// time) and read every day's. Planning was 13 % of the completion's time and 7 % of the
-// claim's in a 100K herd (pg_stat_statements, bench/results/README, stop 51). Addressed to the
-// day's partition, a named statement is planned for the first few calls on a connection and
-// then reused (PostgreSQL's generic plan: one table, found by key; withTransaction keeps it
-// from reading the table sequentially), and an unnamed one plans one table instead of the
-// partitioned one. PostgreSQL spent 10–13 % less CPU a run from due in 100K herds
-// (bench/results/README, What limits it now, stop 52).
+// Addressed to runs, a statement has to be planned at every call: a plan made once and reused
+// prunes no partition (an `= ANY(array)` on the partition key is pruned only when planning for
+// the array) and reads every day's. Addressed to the day's partition, a named statement is
+// planned for its first five calls on a connection and then reused, as a plan of one table whose
+// rows are found by key (withTransaction keeps it off sequential scans); PostgreSQL re-plans it
+// after each ANALYZE of the partition. Planning was the part worth saving: bench/results/README,
+// What limits it now, stop 52.
 //
 // A batch whose runs span two days, or whose day has no partition of its own (its runs are in
-// runs_default), goes to runs, unnamed, planned per call as before. Whether a day has its
-// partition, with exactly that day's bounds, is asked once per connection (again after a minute
-// when it had none). A partition dropped since (retention: older than the longest retention)
-// fails the statement with 42P01; the transaction then runs again on a new connection, which
-// asks afresh (prepared.ts, markStale).
+// runs_default), goes to runs, unnamed, planned per call. Whether a day has its partition, with
+// exactly that day's bounds, is asked once per connection (again after a minute when it had
+// none). A partition dropped since (retention drops, never detaches) fails the statement with
+// undefined_table naming it; the transaction then runs again on a new connection, which asks
+// afresh (prepared.ts, markStale).
 import { markStale, statement } from './prepared';
 import type { NamedStatement, Queryable } from './types';
 
@@ -25,13 +23,23 @@ const DAY_MS = 86_400_000;
 /** how long a connection goes on using runs for a day found without a partition of its own */
 const RECHECK_MISSING_MS = 60_000;
 
-/** The partition of runs a batch with these scheduled times lives in, by name, if they share a UTC day. */
-export function runsDayPartitionName(times: readonly Date[]): string | null {
+/** The UTC day (ms since the epoch) all of `times` fall on, or null. */
+function dayOf(times: readonly Date[]): number | null {
   const first = times[0];
   if (!first) return null;
   const day = Math.floor(first.getTime() / DAY_MS);
   for (const t of times) if (Math.floor(t.getTime() / DAY_MS) !== day) return null;
-  return `runs_${new Date(day * DAY_MS).toISOString().slice(0, 10).replaceAll('-', '')}`;
+  return day * DAY_MS;
+}
+
+function partitionName(day: number): string {
+  return `runs_${new Date(day).toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+/** The partition of runs a batch with these scheduled times lives in, by name, if they share a UTC day. */
+export function runsDayPartitionName(times: readonly Date[]): string | null {
+  const day = dayOf(times);
+  return day === null ? null : partitionName(day);
 }
 
 /** per connection (or pool): partition name → whether it exists, and until when a "no" holds */
@@ -50,8 +58,9 @@ const PARTITION_SQL = `SELECT EXISTS (
  * partition where it exists, else runs itself.
  */
 export async function runsTableFor(db: Queryable, times: readonly Date[]): Promise<string> {
-  const name = runsDayPartitionName(times);
-  if (!name) return 'runs';
+  const day = dayOf(times);
+  if (day === null) return 'runs';
+  const name = partitionName(day);
   let tables = known.get(db);
   if (!tables) {
     tables = new Map();
@@ -59,7 +68,6 @@ export async function runsTableFor(db: Queryable, times: readonly Date[]): Promi
   }
   const seen = tables.get(name);
   if (seen && (seen.exists || seen.recheckAt > Date.now())) return seen.exists ? name : 'runs';
-  const day = Math.floor((times[0] as Date).getTime() / DAY_MS) * DAY_MS;
   const { rows } = await db.query<{ exists: boolean }>(PARTITION_SQL, [name, new Date(day), new Date(day + DAY_MS)]);
   const exists = rows[0]?.exists === true;
   tables.set(name, { exists, recheckAt: Date.now() + RECHECK_MISSING_MS });
@@ -67,26 +75,30 @@ export async function runsTableFor(db: Queryable, times: readonly Date[]): Promi
 }
 
 /**
- * `err`, thrown by a statement on `table`: a partition that is gone (undefined_table) is
- * forgotten on this connection, and the error marked so that the transaction runs again.
+ * `err` was thrown by a statement on `table`. If it says that this partition of runs does not
+ * exist (dropped since it was found), the partition is forgotten on this connection and the
+ * error marked so that withTransaction runs the transaction again on a new connection.
  */
-export function partitionGone(db: Queryable, table: string, err: unknown): unknown {
-  if (table !== 'runs' && (err as { code?: unknown })?.code === '42P01') {
-    known.get(db)?.delete(table);
-    markStale(err);
-  }
-  return err;
+export function noteGonePartition(db: Queryable, table: string, err: unknown): void {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (table === 'runs' || e?.code !== '42P01' || typeof e.message !== 'string') return;
+  if (!e.message.includes(`"${table}"`)) return;
+  known.get(db)?.delete(table);
+  markStale(err);
 }
 
 /**
- * `text`, a statement that says `UPDATE runs r`, as it is sent for a given table: unnamed for
- * runs itself, and for one of its partitions addressed to it and named `name:partition`
- * where the transaction uses names (prepared.ts).
+ * `text`, a statement that says `UPDATE runs r` once, run for a batch with the given scheduled
+ * times: on runs itself unnamed, on their day's partition named `name:partition` where the
+ * transaction uses names (prepared.ts).
  */
-export function onRunsTable(name: string, text: string): (db: Queryable, table: string) => string | NamedStatement {
-  if (!text.includes('UPDATE runs r')) throw new Error(`${name} does not update runs`);
+export function updateOfRuns<R extends object>(
+  name: string,
+  text: string,
+): (db: Queryable, times: readonly Date[], values: unknown[]) => Promise<R[]> {
+  if (text.split('UPDATE runs r').length !== 2) throw new Error(`${name} must say "UPDATE runs r" once`);
   const byTable = new Map<string, string>();
-  return (db, table) => {
+  const sqlFor = (db: Queryable, table: string): string | NamedStatement => {
     if (table === 'runs') return text;
     let sql = byTable.get(table);
     if (sql === undefined) {
@@ -94,5 +106,14 @@ export function onRunsTable(name: string, text: string): (db: Queryable, table: 
       byTable.set(table, sql);
     }
     return statement(db, `${name}:${table}`, sql);
+  };
+  return async (db, times, values) => {
+    const table = await runsTableFor(db, times);
+    try {
+      return (await db.query<R>(sqlFor(db, table), values)).rows;
+    } catch (err) {
+      noteGonePartition(db, table, err);
+      throw err;
+    }
   };
 }
