@@ -42,8 +42,8 @@ export function runsDayPartitionName(times: readonly Date[]): string | null {
   return day === null ? null : partitionName(day);
 }
 
-/** per connection (or pool): partition name → whether it exists, and until when a "no" holds */
-const known = new WeakMap<object, Map<string, { exists: boolean; recheckAt: number }>>();
+/** per connection (or pool): partition name → the table to update for its day, and until when that holds */
+const known = new WeakMap<object, Map<string, { table: string; until: number }>>();
 
 // The partition's bound as PostgreSQL prints it, against the one belfry_ensure_history_partitions
 // gives a day, both printed by this session (same TimeZone and DateStyle).
@@ -67,11 +67,15 @@ export async function runsTableFor(db: Queryable, times: readonly Date[]): Promi
     known.set(db, tables);
   }
   const seen = tables.get(name);
-  if (seen && (seen.exists || seen.recheckAt > Date.now())) return seen.exists ? name : 'runs';
+  if (seen && seen.until > Date.now()) return seen.table;
   const { rows } = await db.query<{ exists: boolean }>(PARTITION_SQL, [name, new Date(day), new Date(day + DAY_MS)]);
-  const exists = rows[0]?.exists === true;
-  tables.set(name, { exists, recheckAt: Date.now() + RECHECK_MISSING_MS });
-  return exists ? name : 'runs';
+  // a partition found holds until a statement finds it gone (noteGonePartition)
+  const answer =
+    rows[0]?.exists === true
+      ? { table: name, until: Infinity }
+      : { table: 'runs', until: Date.now() + RECHECK_MISSING_MS };
+  tables.set(name, answer);
+  return answer.table;
 }
 
 /**
